@@ -1,0 +1,85 @@
+// @ts-check
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+/**
+ * The layering of docs/architecture.md, held by lint: each folder lists the folders it must
+ * not import from. `protocol` is the wire contract and stays free of `node:` so that it runs
+ * anywhere (browsers, edge runtimes).
+ */
+const layers = {
+  protocol: ['runtime', 'stores', 'bindings', 'http', 'client', 'cli', 'agents'],
+  stores: ['runtime', 'bindings', 'http', 'client', 'cli', 'agents'],
+  runtime: ['bindings', 'http', 'client', 'cli', 'agents'],
+  bindings: ['http', 'cli', 'agents'],
+  http: ['client', 'cli', 'agents'],
+  client: ['runtime', 'stores', 'http', 'cli', 'agents'],
+  agents: ['runtime', 'stores', 'bindings', 'http', 'client', 'cli'],
+};
+
+const layerRules = Object.entries(layers).map(([layer, forbidden]) => ({
+  files: [`src/${layer}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          ...forbidden.map((other) => ({
+            group: [`**/${other}/**`, `**/${other}`, `**/${other}.js`],
+            message: `src/${layer} must not depend on src/${other} (see docs/architecture.md).`,
+          })),
+          ...(layer === 'protocol'
+            ? [{ group: ['node:*'], message: 'src/protocol must stay free of node: imports.' }]
+            : []),
+        ],
+      },
+    ],
+  },
+}));
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'coverage/**', 'node_modules/**', 'bench/results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: {
+          allowDefaultProject: ['*.js', '*.mjs', 'scripts/*.mjs'],
+        },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
+      'no-empty': ['error', { allowEmptyCatch: false }],
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { globals: globals.node },
+  },
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-console': 'error',
+    },
+  },
+  {
+    files: ['src/cli/**/*.ts'],
+    rules: {
+      'no-console': 'off',
+    },
+  },
+  ...layerRules,
+);

@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+/**
+ * The `tandem` command line. Each command lives in its own module, imported only when it runs,
+ * so that `tandem serve` starts without loading client code and the reverse.
+ */
+
+import { readFileSync } from 'node:fs';
+
+/** Exit codes shared by every command. */
+export const ExitCode = {
+  Success: 0,
+  TaskFailed: 1,
+  Usage: 2,
+  Connection: 3,
+} as const;
+
+interface CommandEntry {
+  readonly summary: string;
+  readonly load: () => Promise<{ run(args: string[]): Promise<number> }>;
+}
+
+const commands: Record<string, CommandEntry> = {};
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+function help(): string {
+  const lines = [
+    'Usage: tandem <command> [options]',
+    '',
+    'Tandem: the A2A (Agent2Agent) protocol 1.0 for Node.js.',
+    '',
+    'Commands:',
+    ...Object.entries(commands).map(([name, entry]) => `  ${name.padEnd(12)} ${entry.summary}`),
+    '',
+    'Options:',
+    '  -h, --help     Show this help',
+    '  -v, --version  Show the version',
+    '',
+    'Run `tandem <command> --help` for the options of a command.',
+  ];
+  return lines.join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '-h' || first === '--help' || first === 'help') {
+    console.log(help());
+    return ExitCode.Success;
+  }
+  if (first === '-v' || first === '--version') {
+    console.log(version());
+    return ExitCode.Success;
+  }
+  const command = commands[first];
+  if (command === undefined) {
+    console.error(`tandem: unknown command "${first}". Run \`tandem --help\` for the list.`);
+    return ExitCode.Usage;
+  }
+  const module = await command.load();
+  return module.run(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(`tandem: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = ExitCode.Connection;
+  },
+);

@@ -1,0 +1,35 @@
+/**
+ * Local errors: bad configuration, misuse of the API, a closed client. They are raised to the code
+ * that made the mistake and never cross the wire; a server that meets one while answering a
+ * request logs it and answers a generic `InternalError`.
+ */
+
+/** Base class of every local error. */
+export class LocalError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** A configuration value is missing or invalid; the message names it and says what to set. */
+export class ConfigurationError extends LocalError {}
+
+/** An API was called in a way its contract forbids (wrong order, wrong argument, after close). */
+export class UsageError extends LocalError {}
+
+/** A task status change that the A2A state machine forbids, e.g. leaving a terminal state. */
+export class InvalidTransitionError extends LocalError {
+  constructor(
+    readonly from: string,
+    readonly to: string,
+    message = `Cannot move a task from ${from} to ${to}`,
+  ) {
+    super(message);
+  }
+}
+
+/** Narrows any value to a local error. */
+export function isLocalError(value: unknown): value is LocalError {
+  return value instanceof LocalError;
+}
