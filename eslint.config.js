@@ -12,10 +12,12 @@ const layers = {
   protocol: ['runtime', 'stores', 'bindings', 'http', 'client', 'cli', 'agents'],
   stores: ['runtime', 'bindings', 'http', 'client', 'cli', 'agents'],
   runtime: ['bindings', 'http', 'client', 'cli', 'agents'],
-  bindings: ['http', 'cli', 'agents'],
+  bindings: ['http', 'cli', 'agents', 'client'],
   http: ['client', 'cli', 'agents'],
   client: ['runtime', 'stores', 'http', 'cli', 'agents'],
-  agents: ['runtime', 'stores', 'bindings', 'http', 'client', 'cli'],
+  agents: ['runtime', 'stores', 'bindings', 'http', 'client', 'cli', 'protocol'],
+  // The CLI is an application of the public API: the entry points and the demo agents only.
+  cli: ['runtime', 'stores', 'bindings', 'http', 'client', 'protocol'],
 };
 
 const layerRules = Object.entries(layers).map(([layer, forbidden]) => ({
@@ -26,11 +28,12 @@ const layerRules = Object.entries(layers).map(([layer, forbidden]) => ({
       {
         patterns: [
           ...forbidden.map((other) => ({
-            group: [`**/${other}/**`, `**/${other}`, `**/${other}.js`],
+            // `../client.js` and `../server.js` are entry points, not the folders behind them.
+            group: [`**/${other}/**`, `**/${other}`],
             message: `src/${layer} must not depend on src/${other} (see docs/architecture.md).`,
           })),
-          ...(layer === 'protocol'
-            ? [{ group: ['node:*'], message: 'src/protocol must stay free of node: imports.' }]
+          ...(layer === 'protocol' || layer === 'client'
+            ? [{ group: ['node:*'], message: `src/${layer} must stay free of node: imports.` }]
             : []),
         ],
       },
@@ -67,7 +70,10 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: globals.node },
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: globals.node,
+    },
   },
   {
     files: ['src/**/*.ts'],
@@ -82,4 +88,22 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  {
+    // The client halves of the bindings run wherever the client runs: browsers included.
+    files: ['src/bindings/transport/**/*.ts', 'src/bindings/**/*-client-*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'Client transports must stay free of node: imports.' },
+            {
+              group: ['**/runtime/**', '**/stores/**', '**/http/**', '**/client/**', '**/cli/**'],
+              message: 'Client transports depend only on src/protocol and src/bindings/transport.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

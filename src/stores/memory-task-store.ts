@@ -1,0 +1,370 @@
+/**
+ * A {@link TaskStore} in process memory: nothing survives a restart. The default for tests, the
+ * benchmark and embedding; `tandem serve` defaults to SQLite instead.
+ *
+ * Memory stays proportional to what is worth keeping. A live task keeps its projection as objects
+ * and its whole event log. A finished task keeps its log while it is among the `retainedLogs` most
+ * recently finished ones (so that streams can resume with `Last-Event-ID` after the end); after
+ * that it is compacted to the JSON of its final projection — a few hundred bytes — and its log is
+ * gone (`readEvents` answers `undefined`).
+ */
+
+import type { Task, TaskState, TaskStatus } from '../protocol/generated/types.js';
+import { isTerminalState } from '../protocol/task-state.js';
+import {
+  applyMutation,
+  statusTimeOf,
+  viewOfTask,
+  type MutableTaskProjection,
+} from './task-projection.js';
+import { TaskOrderIndex, type OrderKey } from './task-order-index.js';
+import type {
+  AppendRequest,
+  AppendResult,
+  CreateTaskRequest,
+  OrphanedTask,
+  StoredTask,
+  TaskListPage,
+  TaskListQuery,
+  TaskLogEntry,
+  TaskScope,
+  TaskStore,
+  TaskViewOptions,
+} from './task-store.js';
+
+/** A task that may still change, or finished recently: full projection and log. */
+interface LiveTask extends MutableTaskProjection, OrderKey {
+  readonly compact: false;
+  readonly scope: TaskScope;
+  readonly scopeKey: string;
+  statusTime: number;
+  seq: number;
+  readonly log: TaskLogEntry[];
+  leaseHolder: string | undefined;
+  leaseExpiresAt: number;
+}
+
+/** A finished task whose log is no longer kept: the JSON of its final projection. */
+interface CompactTask extends OrderKey {
+  readonly compact: true;
+  readonly scope: TaskScope;
+  readonly scopeKey: string;
+  readonly contextId: string;
+  readonly statusTime: number;
+  readonly seq: number;
+  readonly state: TaskState;
+  readonly json: string;
+}
+
+type StoredEntry = LiveTask | CompactTask;
+
+/** Options of {@link MemoryTaskStore}. */
+export interface MemoryTaskStoreOptions {
+  /** How many of the most recently finished tasks keep their event log. Default 1000. */
+  readonly retainedLogs?: number;
+}
+
+function stateOf(entry: StoredEntry): TaskState {
+  return entry.compact ? entry.state : entry.status.state;
+}
+
+function viewOf(entry: StoredEntry, view: TaskViewOptions | undefined): Task {
+  if (!entry.compact) return viewOfTask(entry, view);
+  const task = JSON.parse(entry.json) as Task;
+  return viewOfTask(
+    {
+      id: task.id,
+      contextId: entry.contextId,
+      status: task.status,
+      history: task.history ?? [],
+      artifacts: task.artifacts ?? [],
+      metadata: task.metadata,
+    },
+    view,
+  );
+}
+
+/**
+ * The status time, or the error saying why there is none: returned rather than thrown, so that
+ * the store's methods reject their promise instead of throwing at the caller.
+ */
+function settledStatusTime(status: TaskStatus): number | TypeError {
+  try {
+    return statusTimeOf(status);
+  } catch (error) {
+    return error instanceof TypeError ? error : new TypeError(String(error));
+  }
+}
+
+/** An in-memory task store. Operations complete synchronously; promises are already settled. */
+export class MemoryTaskStore implements TaskStore {
+  readonly #tasks = new Map<string, StoredEntry>();
+  readonly #indexes = new Map<string, TaskOrderIndex<StoredEntry>>();
+  readonly #scopes = new Map<string, TaskScope>();
+  readonly #finished: string[] = [];
+  #finishedHead = 0;
+  readonly #retainedLogs: number;
+
+  constructor(options: MemoryTaskStoreOptions = {}) {
+    this.#retainedLogs = Math.max(0, options.retainedLogs ?? 1000);
+  }
+
+  #indexOf(scopeKey: string): TaskOrderIndex<StoredEntry> {
+    let index = this.#indexes.get(scopeKey);
+    if (index === undefined) {
+      index = new TaskOrderIndex<StoredEntry>();
+      this.#indexes.set(scopeKey, index);
+    }
+    return index;
+  }
+
+  /** One scope object per distinct scope, shared by its tasks. */
+  #intern(scope: TaskScope): { scope: TaskScope; scopeKey: string } {
+    const scopeKey = `${scope.agent}\u0000${scope.tenant}\u0000${scope.owner}`;
+    let shared = this.#scopes.get(scopeKey);
+    if (shared === undefined) {
+      shared = { agent: scope.agent, tenant: scope.tenant, owner: scope.owner };
+      this.#scopes.set(scopeKey, shared);
+    }
+    return { scope: shared, scopeKey };
+  }
+
+  #visible(scope: TaskScope, taskId: string): StoredEntry | undefined {
+    const entry = this.#tasks.get(taskId);
+    if (entry === undefined) return undefined;
+    const { scope: s } = entry;
+    return s.agent === scope.agent && s.tenant === scope.tenant && s.owner === scope.owner
+      ? entry
+      : undefined;
+  }
+
+  createTask(request: CreateTaskRequest): Promise<void> {
+    const { task, event } = request;
+    if (this.#tasks.has(task.id)) {
+      return Promise.reject(new Error(`Task ${task.id} already exists`));
+    }
+    if (event.seq !== 1) return Promise.reject(new Error('The first event of a task has seq 1'));
+    const statusTime = settledStatusTime(task.status);
+    if (statusTime instanceof Error) return Promise.reject(statusTime);
+    const { scope, scopeKey } = this.#intern(request.scope);
+    const stored: LiveTask = {
+      compact: false,
+      id: task.id,
+      contextId: task.contextId ?? '',
+      scope,
+      scopeKey,
+      status: task.status,
+      statusTime,
+      history: task.history ? task.history.slice() : [],
+      artifacts: task.artifacts
+        ? task.artifacts.map((a) => ({ ...a, parts: a.parts.slice() }))
+        : [],
+      metadata: task.metadata,
+      seq: 1,
+      log: [event],
+      leaseHolder: request.leaseHolder,
+      leaseExpiresAt: request.leaseHolder === undefined ? 0 : Date.now() + (request.leaseMs ?? 0),
+    };
+    this.#tasks.set(stored.id, stored);
+    this.#indexOf(scopeKey).insert(stored);
+    if (isTerminalState(stored.status.state)) this.#finish(stored.id);
+    return Promise.resolve();
+  }
+
+  append(request: AppendRequest): Promise<AppendResult> {
+    const task = this.#tasks.get(request.taskId);
+    if (task === undefined || task.compact || task.seq !== request.expectedSeq) {
+      return Promise.resolve({ ok: false, currentSeq: task?.seq });
+    }
+    let seq = task.seq;
+    for (const event of request.events) {
+      if (event.seq !== seq + 1) {
+        return Promise.reject(new Error(`Event seq ${event.seq} does not follow ${seq}`));
+      }
+      seq = event.seq;
+    }
+    const wasTerminal = isTerminalState(task.status.state);
+    const before = task.statusTime;
+    // Computed before any change, so that a status without a valid timestamp rejects the whole
+    // append instead of leaving it half applied.
+    let after = before;
+    for (const mutation of request.mutations) {
+      if (mutation.kind !== 'status') continue;
+      const time = settledStatusTime(mutation.status);
+      if (time instanceof Error) return Promise.reject(time);
+      after = time;
+    }
+    for (const mutation of request.mutations) applyMutation(task, mutation);
+    for (const event of request.events) task.log.push(event);
+    task.seq = seq;
+    if (after !== before) {
+      const index = this.#indexOf(task.scopeKey);
+      index.remove({ statusTime: before, id: task.id });
+      task.statusTime = after;
+      index.insert(task);
+    }
+    if (!wasTerminal && isTerminalState(task.status.state)) this.#finish(task.id);
+    return Promise.resolve({ ok: true, seq });
+  }
+
+  /** Records a task as finished and compacts the oldest finished task beyond the retention. */
+  #finish(taskId: string): void {
+    this.#finished.push(taskId);
+    while (this.#finished.length - this.#finishedHead > this.#retainedLogs) {
+      const oldest = this.#finished[this.#finishedHead] as string;
+      this.#finishedHead++;
+      this.#compact(oldest);
+    }
+    // Reclaim the consumed head of the queue now and then, in O(1) amortized.
+    if (this.#finishedHead > 1024 && this.#finishedHead * 2 > this.#finished.length) {
+      this.#finished.splice(0, this.#finishedHead);
+      this.#finishedHead = 0;
+    }
+  }
+
+  #compact(taskId: string): void {
+    const task = this.#tasks.get(taskId);
+    // The id may have been purged and reused by a task still running since it was queued.
+    if (task === undefined || task.compact || !isTerminalState(task.status.state)) return;
+    const compact: CompactTask = {
+      compact: true,
+      id: task.id,
+      scope: task.scope,
+      scopeKey: task.scopeKey,
+      contextId: task.contextId,
+      statusTime: task.statusTime,
+      seq: task.seq,
+      state: task.status.state,
+      json: JSON.stringify(viewOfTask(task)),
+    };
+    this.#tasks.set(taskId, compact);
+    this.#indexOf(task.scopeKey).replace(task, compact);
+  }
+
+  getTask(
+    scope: TaskScope,
+    taskId: string,
+    view?: TaskViewOptions,
+  ): Promise<StoredTask | undefined> {
+    const entry = this.#visible(scope, taskId);
+    if (entry === undefined) return Promise.resolve(undefined);
+    return Promise.resolve({ task: viewOf(entry, view), seq: entry.seq, state: stateOf(entry) });
+  }
+
+  listTasks(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage> {
+    const index = this.#indexes.get(this.#intern(scope).scopeKey);
+    if (index === undefined) {
+      return Promise.resolve(
+        query.countTotal === false ? { tasks: [] } : { tasks: [], totalSize: 0 },
+      );
+    }
+    const matches = (entry: StoredEntry): boolean =>
+      (query.contextId === undefined || entry.contextId === query.contextId) &&
+      (query.state === undefined || stateOf(entry) === query.state) &&
+      (query.statusTimeFrom === undefined || entry.statusTime >= query.statusTimeFrom);
+    let totalSize: number | undefined;
+    if (query.countTotal !== false) {
+      totalSize = 0;
+      for (const entry of index.descending()) if (matches(entry)) totalSize++;
+    }
+    const tasks: Task[] = [];
+    let last: StoredEntry | undefined;
+    let more = false;
+    for (const entry of index.descending(query.after)) {
+      if (!matches(entry)) continue;
+      if (tasks.length === query.pageSize) {
+        more = true;
+        break;
+      }
+      tasks.push(viewOf(entry, query));
+      last = entry;
+    }
+    const page: TaskListPage = totalSize === undefined ? { tasks } : { tasks, totalSize };
+    return Promise.resolve(
+      more && last !== undefined
+        ? { ...page, next: { statusTime: last.statusTime, id: last.id } }
+        : page,
+    );
+  }
+
+  readEvents(taskId: string, afterSeq: number, limit: number): Promise<TaskLogEntry[] | undefined> {
+    const task = this.#tasks.get(taskId);
+    if (task === undefined || task.compact) return Promise.resolve(undefined);
+    // The log is dense from seq 1, so seq n sits at index n - 1.
+    const start = Math.max(0, afterSeq);
+    return Promise.resolve(task.log.slice(start, start + limit));
+  }
+
+  acquireLease(taskId: string, holder: string, leaseMs: number): Promise<boolean> {
+    const task = this.#tasks.get(taskId);
+    if (task === undefined || task.compact) return Promise.resolve(false);
+    const now = Date.now();
+    if (
+      task.leaseHolder !== undefined &&
+      task.leaseHolder !== holder &&
+      task.leaseExpiresAt > now
+    ) {
+      return Promise.resolve(false);
+    }
+    task.leaseHolder = holder;
+    task.leaseExpiresAt = now + leaseMs;
+    return Promise.resolve(true);
+  }
+
+  renewLeases(holder: string, leaseMs: number): Promise<void> {
+    const expiresAt = Date.now() + leaseMs;
+    for (const task of this.#tasks.values()) {
+      if (!task.compact && task.leaseHolder === holder) task.leaseExpiresAt = expiresAt;
+    }
+    return Promise.resolve();
+  }
+
+  releaseLease(taskId: string, holder: string): Promise<void> {
+    const task = this.#tasks.get(taskId);
+    if (task !== undefined && !task.compact && task.leaseHolder === holder) {
+      task.leaseHolder = undefined;
+      task.leaseExpiresAt = 0;
+    }
+    return Promise.resolve();
+  }
+
+  findOrphanedTasks(
+    limit: number,
+    options: { ignoreLeases?: boolean } = {},
+  ): Promise<OrphanedTask[]> {
+    const now = Date.now();
+    const orphans: OrphanedTask[] = [];
+    for (const task of this.#tasks.values()) {
+      if (orphans.length >= limit) break;
+      if (task.compact) continue;
+      const state = task.status.state;
+      if (state !== 'TASK_STATE_SUBMITTED' && state !== 'TASK_STATE_WORKING') continue;
+      const leased = task.leaseHolder !== undefined && task.leaseExpiresAt > now;
+      if (leased && options.ignoreLeases !== true) continue;
+      orphans.push({
+        scope: task.scope,
+        taskId: task.id,
+        contextId: task.contextId,
+        seq: task.seq,
+        state,
+      });
+    }
+    return Promise.resolve(orphans);
+  }
+
+  purgeTerminalTasks(terminalBefore: number, limit: number): Promise<number> {
+    let purged = 0;
+    for (const entry of this.#tasks.values()) {
+      if (purged >= limit) break;
+      if (!isTerminalState(stateOf(entry)) || entry.statusTime >= terminalBefore) continue;
+      this.#tasks.delete(entry.id);
+      this.#indexes.get(entry.scopeKey)?.remove(entry);
+      purged++;
+    }
+    return Promise.resolve(purged);
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

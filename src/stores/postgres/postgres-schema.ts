@@ -1,0 +1,151 @@
+/**
+ * The PostgreSQL store's schema and its versioned migrations. A store brings the schema up to
+ * date when it opens, in one transaction under an advisory lock, so that replicas starting
+ * together migrate exactly once and never see a half-migrated schema. A schema migrated by a
+ * newer Tandem is refused rather than used: its meaning may have changed.
+ *
+ * Every JSON value is stored as `text`, not `jsonb`: nothing is queried inside it, `text` keeps
+ * the bytes the runtime wrote (an event's `json` must come back identical; `jsonb` reorders keys,
+ * drops duplicate keys and rejects `\u0000`), and it costs no parsing on the server.
+ */
+
+import { ConfigurationError } from '../../protocol/local-errors.js';
+import {
+  toNumber,
+  withTransaction,
+  type PostgresDatabase,
+  type PostgresNames,
+} from './postgres-database.js';
+
+/** One step of the schema's history. Never edit a released migration; add the next one. */
+interface Migration {
+  readonly version: number;
+  readonly up: (names: PostgresNames) => string;
+}
+
+/** SQL list of the states a live execution works in; partial indexes and queries share it. */
+export const RUNNING_STATES = `('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')`;
+/** SQL list of the terminal states; partial indexes and queries share it. */
+export const TERMINAL_STATES = `('TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED')`;
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    up: (n) => `
+      -- One row per task: its scope, the columns listing filters and sorts on, the projection's
+      -- status and metadata (JSON text), the last event's seq (the version every append checks)
+      -- and the lease. fillfactor leaves room for HOT updates: most appends change only
+      -- unindexed columns (seq, history_count).
+      CREATE TABLE ${n.tasks} (
+        id text PRIMARY KEY,
+        agent text NOT NULL,
+        tenant text NOT NULL,
+        owner text NOT NULL,
+        context_id text NOT NULL,
+        state text NOT NULL,
+        status_time bigint NOT NULL,
+        status text NOT NULL,
+        metadata text,
+        seq bigint NOT NULL,
+        history_count integer NOT NULL,
+        lease_holder text,
+        lease_expires_at timestamptz NOT NULL DEFAULT '-infinity',
+        created_at timestamptz NOT NULL DEFAULT now()
+      ) WITH (fillfactor = 80);
+      CREATE INDEX tasks_listing ON ${n.tasks} (agent, tenant, owner, status_time DESC, id DESC);
+      CREATE INDEX tasks_by_context
+        ON ${n.tasks} (agent, tenant, owner, context_id, status_time DESC, id DESC);
+      CREATE INDEX tasks_by_state
+        ON ${n.tasks} (agent, tenant, owner, state, status_time DESC, id DESC);
+      CREATE INDEX tasks_running_by_lease
+        ON ${n.tasks} (lease_expires_at) WHERE state IN ${RUNNING_STATES};
+      CREATE INDEX tasks_by_lease_holder
+        ON ${n.tasks} (lease_holder) WHERE lease_holder IS NOT NULL;
+      CREATE INDEX tasks_terminal_by_time
+        ON ${n.tasks} (status_time) WHERE state IN ${TERMINAL_STATES};
+
+      -- The append-only log: StreamResponse JSON exactly as the runtime serialized it.
+      CREATE TABLE ${n.events} (
+        task_id text NOT NULL REFERENCES ${n.tasks} (id) ON DELETE CASCADE,
+        seq bigint NOT NULL,
+        event text NOT NULL,
+        PRIMARY KEY (task_id, seq)
+      );
+
+      -- History messages; position counts from 0, tasks.history_count is the next one.
+      CREATE TABLE ${n.history} (
+        task_id text NOT NULL REFERENCES ${n.tasks} (id) ON DELETE CASCADE,
+        position integer NOT NULL,
+        message text NOT NULL,
+        PRIMARY KEY (task_id, position)
+      );
+
+      -- Artifacts in order; fields is the artifact's JSON without its parts, which live one per
+      -- row so that appending a chunk inserts the chunk and rewrites nothing else.
+      CREATE TABLE ${n.artifacts} (
+        task_id text NOT NULL REFERENCES ${n.tasks} (id) ON DELETE CASCADE,
+        position integer NOT NULL,
+        artifact_id text NOT NULL,
+        fields text NOT NULL,
+        part_count integer NOT NULL,
+        PRIMARY KEY (task_id, position),
+        UNIQUE (task_id, artifact_id)
+      );
+      CREATE TABLE ${n.parts} (
+        task_id text NOT NULL,
+        artifact_position integer NOT NULL,
+        position integer NOT NULL,
+        part text NOT NULL,
+        PRIMARY KEY (task_id, artifact_position, position),
+        FOREIGN KEY (task_id, artifact_position)
+          REFERENCES ${n.artifacts} (task_id, position) ON DELETE CASCADE
+      );
+    `,
+  },
+];
+
+/** The schema version this code writes and reads. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Creates the schema if missing and applies the migrations it lacks, all in one transaction
+ * holding a transaction-scoped advisory lock keyed by the schema name: concurrent openers wait,
+ * then find nothing left to do. Rejects with `ConfigurationError` when the schema is newer than
+ * this code.
+ */
+export async function migrateSchema(db: PostgresDatabase): Promise<void> {
+  const { names } = db;
+  await withTransaction(db, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+      `tandem migrations ${names.schema}`,
+    ]);
+    // CREATE SCHEMA IF NOT EXISTS needs the CREATE privilege even when the schema exists.
+    const found = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [
+      names.schema,
+    ]);
+    if (found.rowCount === 0) await client.query(`CREATE SCHEMA ${names.quotedSchema}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${names.migrations} (
+         version integer PRIMARY KEY,
+         applied_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    );
+    const current = await client.query<{ version: string | number }>(
+      `SELECT COALESCE(max(version), 0) AS version FROM ${names.migrations}`,
+    );
+    const version = toNumber(current.rows[0]?.version ?? 0);
+    if (version > SCHEMA_VERSION) {
+      throw new ConfigurationError(
+        `PostgreSQL schema "${names.schema}" is at schema version ${version} but this Tandem ` +
+          `supports up to ${SCHEMA_VERSION}; upgrade Tandem, or point the store at another schema`,
+      );
+    }
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= version) continue;
+      await client.query(migration.up(names));
+      await client.query(`INSERT INTO ${names.migrations} (version) VALUES ($1)`, [
+        migration.version,
+      ]);
+    }
+  });
+}

@@ -1,0 +1,189 @@
+/**
+ * A {@link TaskStore} on PostgreSQL, for several replicas of one agent sharing their tasks: any
+ * replica reads, lists, appends to, cancels and tails any task, and learns of the others' writes
+ * through `LISTEN`/`NOTIFY` on the same database — no broker besides PostgreSQL.
+ *
+ * Guarantees the runtime relies on:
+ * - An append is atomic (log, projection, notification) and conditional on the task's seq: of two
+ *   replicas appending on the same seq, exactly one wins; the other gets `{ ok: false }`.
+ * - Appending an artifact chunk inserts the chunk's rows and updates the task row; it never
+ *   rewrites the artifact or the task (cost O(chunk)).
+ * - Reads see one snapshot; listing is a keyset page pushed down to an index.
+ * - Lease expiry is measured on the database clock (see `postgres-leases.ts`).
+ * - The schema is created and migrated on open; a schema newer than this code is refused with a
+ *   `ConfigurationError`.
+ */
+
+import { Pool } from 'pg';
+import { ConfigurationError } from '../../protocol/local-errors.js';
+import type {
+  AppendRequest,
+  AppendResult,
+  CreateTaskRequest,
+  OrphanedTask,
+  StoredTask,
+  TaskChangeListener,
+  TaskListPage,
+  TaskListQuery,
+  TaskLogEntry,
+  TaskScope,
+  TaskStore,
+  TaskViewOptions,
+} from '../task-store.js';
+import { PostgresChangeListener } from './postgres-change-listener.js';
+import {
+  postgresNames,
+  type PostgresDatabase,
+  type PostgresErrorHandler,
+} from './postgres-database.js';
+import * as leases from './postgres-leases.js';
+import * as reads from './postgres-reads.js';
+import { migrateSchema } from './postgres-schema.js';
+import * as writes from './postgres-writes.js';
+
+/** Where the store lives and how it connects. */
+export interface PostgresTaskStoreOptions {
+  /** A libpq connection URI, e.g. `postgres://tandem@db.internal:5432/tandem`. */
+  readonly connectionString: string;
+  /**
+   * The schema holding the store's tables; created if missing. Replicas that share tasks use the
+   * same schema; distinct schemas in one database are fully isolated (channel included). Default
+   * `tandem`.
+   */
+  readonly schema?: string;
+  /** Maximum pooled connections (the change listener uses one more). Default 10. */
+  readonly poolSize?: number;
+  /**
+   * Receives errors the store recovers from by itself: an idle pooled connection dropping, the
+   * change listener's connection dropping or failing to reconnect, a listener throwing. Without
+   * it they are dropped: the store has already recovered, and an operation that fails still
+   * rejects to its caller.
+   */
+  readonly onError?: PostgresErrorHandler;
+  /** First delay before the change listener reconnects, doubling per attempt. Default 100 ms. */
+  readonly reconnectMinMs?: number;
+  /** Longest delay between reconnection attempts. Default 10 s. */
+  readonly reconnectMaxMs?: number;
+}
+
+const ignoreError: PostgresErrorHandler = () => {};
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new ConfigurationError(
+      `PostgresTaskStore option ${name} is ${value}; set a positive integer`,
+    );
+  }
+  return value;
+}
+
+/** The PostgreSQL task store. Create it with {@link PostgresTaskStore.open}. */
+export class PostgresTaskStore implements TaskStore {
+  readonly #db: PostgresDatabase;
+  readonly #listener: PostgresChangeListener;
+  #closing: Promise<void> | undefined;
+
+  private constructor(db: PostgresDatabase, listener: PostgresChangeListener) {
+    this.#db = db;
+    this.#listener = listener;
+  }
+
+  /**
+   * Connects, creates or migrates the schema, and resolves to a ready store. Rejects with
+   * `ConfigurationError` for invalid options or a schema migrated by a newer Tandem, and with
+   * the driver's error when the database cannot be reached; nothing stays open after a
+   * rejection.
+   */
+  static async open(options: PostgresTaskStoreOptions): Promise<PostgresTaskStore> {
+    if (options.connectionString.trim() === '') {
+      throw new ConfigurationError(
+        'PostgresTaskStore needs a connectionString, e.g. postgres://user@host:5432/database',
+      );
+    }
+    const names = postgresNames(options.schema ?? 'tandem');
+    const poolSize = positiveInteger('poolSize', options.poolSize, 10);
+    const reconnectMinMs = positiveInteger('reconnectMinMs', options.reconnectMinMs, 100);
+    const reconnectMaxMs = positiveInteger('reconnectMaxMs', options.reconnectMaxMs, 10_000);
+    const onError = options.onError ?? ignoreError;
+    const { connectionString } = options;
+    const pool = new Pool({ connectionString, max: poolSize, application_name: 'tandem' });
+    // An idle client that errors is already removed by the pool; without a handler the
+    // emitter would throw and end the process.
+    pool.on('error', onError);
+    const db: PostgresDatabase = { pool, names, onError };
+    try {
+      await migrateSchema(db);
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    const listener = new PostgresChangeListener({
+      client: { connectionString, application_name: 'tandem-listener', keepAlive: true },
+      channel: names.channel,
+      onError,
+      reconnectMinMs,
+      reconnectMaxMs: Math.max(reconnectMinMs, reconnectMaxMs),
+    });
+    return new PostgresTaskStore(db, listener);
+  }
+
+  createTask(request: CreateTaskRequest): Promise<void> {
+    return writes.createTask(this.#db, request);
+  }
+
+  append(request: AppendRequest): Promise<AppendResult> {
+    return writes.appendToTask(this.#db, request);
+  }
+
+  getTask(
+    scope: TaskScope,
+    taskId: string,
+    view?: TaskViewOptions,
+  ): Promise<StoredTask | undefined> {
+    return reads.getTask(this.#db, scope, taskId, view);
+  }
+
+  listTasks(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage> {
+    return reads.listTasks(this.#db, scope, query);
+  }
+
+  readEvents(taskId: string, afterSeq: number, limit: number): Promise<TaskLogEntry[] | undefined> {
+    return reads.readEvents(this.#db, taskId, afterSeq, limit);
+  }
+
+  acquireLease(taskId: string, holder: string, leaseMs: number): Promise<boolean> {
+    return leases.acquireLease(this.#db, taskId, holder, leaseMs);
+  }
+
+  renewLeases(holder: string, leaseMs: number): Promise<void> {
+    return leases.renewLeases(this.#db, holder, leaseMs);
+  }
+
+  releaseLease(taskId: string, holder: string): Promise<void> {
+    return leases.releaseLease(this.#db, taskId, holder);
+  }
+
+  findOrphanedTasks(limit: number, options?: { ignoreLeases?: boolean }): Promise<OrphanedTask[]> {
+    return leases.findOrphanedTasks(this.#db, limit, options?.ignoreLeases === true);
+  }
+
+  purgeTerminalTasks(terminalBefore: number, limit: number): Promise<number> {
+    return leases.purgeTerminalTasks(this.#db, terminalBefore, limit);
+  }
+
+  /**
+   * Hears every append committed to this schema — by any replica, this one included — as
+   * `(taskId, seq)`. Resolves once listening, so writes committed afterwards are delivered.
+   * All listeners share one connection; the returned function removes this one.
+   */
+  listenForChanges(listener: TaskChangeListener): Promise<() => Promise<void>> {
+    return this.#listener.add(listener);
+  }
+
+  /** Closes the change listener's connection and the pool. Calling it again is harmless. */
+  close(): Promise<void> {
+    this.#closing ??= this.#listener.close().finally(() => this.#db.pool.end());
+    return this.#closing;
+  }
+}

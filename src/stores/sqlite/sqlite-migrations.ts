@@ -1,0 +1,123 @@
+/**
+ * The SQLite schema of the task store, as versioned migrations recorded in `PRAGMA user_version`.
+ *
+ * Schema version 1, and why:
+ * - `tasks`: one row per task with its scope (agent, tenant, owner), the projection's scalar parts
+ *   (state, status JSON, status time in epoch ms, metadata JSON), `seq` — the sequence number of
+ *   its last event, which is also the row's version: a write is applied only if `seq` is still
+ *   what the writer read — the lease, and two counters (`history_count`, `artifact_count`) that
+ *   give the next history and artifact position without scanning.
+ * - `task_history`, `task_artifacts`, `task_artifact_parts`: the projection's lists, one row per
+ *   element with a dense position, so that a message or an artifact chunk is one INSERT — O(chunk),
+ *   never a rewrite of the task — and `historyLength = n` is a range read (`position >= count-n`).
+ *   An artifact row holds the artifact without its parts; `part_count` numbers the next part.
+ * - `task_events`: the append-only log, `event` being the runtime's JSON string, unchanged.
+ * - Child tables are `WITHOUT ROWID` and keyed by (task_id, position): a task's rows are stored
+ *   together, so reading them is one contiguous range. There are no foreign keys: the store is
+ *   the only writer and deletes children with their task in one transaction (purge), which keeps
+ *   the per-chunk insert free of a parent lookup.
+ * - Indexes: listing order per scope (agent, tenant, owner, status_time DESC, id DESC), the same
+ *   narrowed by context or by state (ListTasks filters), partial indexes for orphan detection
+ *   (active states by lease expiry), purge (terminal states by status time) and lease renewal.
+ *
+ * Invariant used by the orphan query: a task without a lease has `lease_expires_at = 0`.
+ */
+
+import type Database from 'better-sqlite3';
+import { pendingMigrations, type SchemaMigration } from '../sql/schema-migrations.js';
+
+/** The states a running execution holds a lease in; as an SQL list. */
+export const ACTIVE_STATES_SQL = `('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')`;
+
+/** The terminal states, as an SQL list. */
+export const TERMINAL_STATES_SQL = `('TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED')`;
+
+/** Every schema version so far, oldest first. Never edit a released entry; append a new one. */
+export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
+  {
+    version: 1,
+    description: 'tasks, history, artifacts, artifact parts and event log',
+    sql: `
+      CREATE TABLE tasks (
+        id TEXT PRIMARY KEY,
+        agent TEXT NOT NULL,
+        tenant TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        context_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        status_time INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        metadata TEXT,
+        seq INTEGER NOT NULL,
+        history_count INTEGER NOT NULL,
+        artifact_count INTEGER NOT NULL,
+        lease_holder TEXT,
+        lease_expires_at INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX tasks_by_scope
+        ON tasks (agent, tenant, owner, status_time DESC, id DESC);
+      CREATE INDEX tasks_by_context
+        ON tasks (agent, tenant, owner, context_id, status_time DESC, id DESC);
+      CREATE INDEX tasks_by_state
+        ON tasks (agent, tenant, owner, state, status_time DESC, id DESC);
+      CREATE INDEX tasks_active_by_lease
+        ON tasks (lease_expires_at) WHERE state IN ${ACTIVE_STATES_SQL};
+      CREATE INDEX tasks_terminal_by_time
+        ON tasks (status_time) WHERE state IN ${TERMINAL_STATES_SQL};
+      CREATE INDEX tasks_by_lease_holder
+        ON tasks (lease_holder) WHERE lease_holder IS NOT NULL;
+
+      CREATE TABLE task_history (
+        task_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        message TEXT NOT NULL,
+        PRIMARY KEY (task_id, position)
+      ) STRICT, WITHOUT ROWID;
+
+      CREATE TABLE task_artifacts (
+        task_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        artifact_id TEXT NOT NULL,
+        fields TEXT NOT NULL,
+        part_count INTEGER NOT NULL,
+        PRIMARY KEY (task_id, position)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX task_artifacts_by_id ON task_artifacts (task_id, artifact_id);
+
+      CREATE TABLE task_artifact_parts (
+        task_id TEXT NOT NULL,
+        artifact_position INTEGER NOT NULL,
+        position INTEGER NOT NULL,
+        part TEXT NOT NULL,
+        PRIMARY KEY (task_id, artifact_position, position)
+      ) STRICT, WITHOUT ROWID;
+
+      CREATE TABLE task_events (
+        task_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        event TEXT NOT NULL,
+        PRIMARY KEY (task_id, seq)
+      ) STRICT, WITHOUT ROWID;
+    `,
+  },
+];
+
+/**
+ * Brings the database at `path` to the latest schema version, in one write transaction so that
+ * two processes opening a new file at once cannot both migrate it. Throws a `ConfigurationError`
+ * when the file was written by a newer Tandem. Returns the schema version.
+ */
+export function migrateSqliteSchema(db: Database.Database, path: string): number {
+  const migrate = db.transaction((): number => {
+    const found: unknown = db.pragma('user_version', { simple: true });
+    const current = typeof found === 'number' ? found : Number.NaN;
+    const target = { name: path, kind: 'database file' };
+    for (const migration of pendingMigrations(target, current, SQLITE_MIGRATIONS)) {
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    }
+    return SQLITE_MIGRATIONS.length;
+  });
+  return migrate.immediate();
+}

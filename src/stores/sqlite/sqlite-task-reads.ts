@@ -1,0 +1,245 @@
+/**
+ * The read side of {@link SqliteTaskStore}: `GetTask`, `ListTasks` and the event log.
+ *
+ * A page of tasks costs a bounded number of statements whatever its size or the number of tasks:
+ * the keyset query (`(status_time, id) < cursor ORDER BY status_time DESC, id DESC LIMIT n + 1`,
+ * an index range scan), a `count(*)` for `totalSize`, then the history, the artifacts and their
+ * parts of the whole page, one statement each, the page's ids passed as one JSON array. The
+ * history cut (`historyLength = n`) is a range condition `position >= history_count - n` on the
+ * history's primary key, so only the returned messages are read.
+ */
+
+import type Database from 'better-sqlite3';
+import type { Artifact, Task } from '../../protocol/generated/types.js';
+import type {
+  StoredTask,
+  TaskListPage,
+  TaskListQuery,
+  TaskLogEntry,
+  TaskScope,
+  TaskViewOptions,
+} from '../task-store.js';
+import {
+  artifactFromRow,
+  logEntryFromRow,
+  taskFromRow,
+  taskStateOf,
+  type ArtifactRow,
+  type TaskRow,
+} from '../sql/task-rows.js';
+
+interface ListedRow extends TaskRow {
+  readonly statusTime: number;
+}
+
+interface ListParameters {
+  agent: string;
+  tenant: string;
+  owner: string;
+  contextId?: string;
+  state?: string;
+  statusTimeFrom?: number;
+  afterTime?: number;
+  afterId?: string;
+  limit?: number;
+}
+
+const TASK_COLUMNS = `id, context_id AS contextId, state, status, metadata, seq,
+  status_time AS statusTime`;
+
+/** `n` for "every message": larger than any history, still an SQLite integer. */
+const ALL = Number.MAX_SAFE_INTEGER;
+
+/** Prepared statements for reading tasks. */
+export class SqliteTaskReads {
+  readonly #db: Database.Database;
+  readonly #getTask;
+  readonly #taskExists;
+  readonly #pageHistory;
+  readonly #pageArtifacts;
+  readonly #pageParts;
+  readonly #readEvents;
+  readonly #getTaskInSnapshot: SqliteTaskReads['getTask'];
+  readonly #listTasksInSnapshot: SqliteTaskReads['listTasks'];
+  /** Listing statements by filter combination: at most 16 pages and 8 counts. */
+  readonly #pages = new Map<string, Database.Statement<[ListParameters], ListedRow>>();
+  readonly #counts = new Map<string, Database.Statement<[ListParameters], number>>();
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    this.#getTask = db.prepare<[string, string, string, string], ListedRow>(
+      `SELECT ${TASK_COLUMNS} FROM tasks
+       WHERE id = ? AND agent = ? AND tenant = ? AND owner = ?`,
+    );
+    this.#taskExists = db.prepare<[string], number>('SELECT 1 FROM tasks WHERE id = ?').pluck();
+    this.#pageHistory = db.prepare<
+      [{ ids: string; historyLength: number }],
+      { taskId: string; message: string }
+    >(
+      `SELECT h.task_id AS taskId, h.message
+       FROM json_each(@ids) AS page
+       JOIN tasks AS t ON t.id = page.value
+       JOIN task_history AS h
+         ON h.task_id = t.id AND h.position >= t.history_count - @historyLength
+       ORDER BY page.key, h.position`,
+    );
+    this.#pageArtifacts = db.prepare<[string], ArtifactRow & { taskId: string }>(
+      `SELECT a.task_id AS taskId, a.position, a.fields
+       FROM json_each(?) AS page JOIN task_artifacts AS a ON a.task_id = page.value
+       ORDER BY page.key, a.position`,
+    );
+    this.#pageParts = db.prepare<
+      [string],
+      { taskId: string; artifactPosition: number; part: string }
+    >(
+      `SELECT p.task_id AS taskId, p.artifact_position AS artifactPosition, p.part
+       FROM json_each(?) AS page JOIN task_artifact_parts AS p ON p.task_id = page.value
+       ORDER BY page.key, p.artifact_position, p.position`,
+    );
+    this.#readEvents = db.prepare<[string, number, number], { seq: number; event: string }>(
+      'SELECT seq, event FROM task_events WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    );
+    // A task is read with several statements; one read transaction gives them one snapshot even
+    // while another process commits to the file.
+    const getTask = db.transaction((scope: TaskScope, taskId: string, view?: TaskViewOptions) =>
+      this.#readTask(scope, taskId, view),
+    );
+    this.#getTaskInSnapshot = (scope, taskId, view) => getTask.deferred(scope, taskId, view);
+    const listTasks = db.transaction((scope: TaskScope, query: TaskListQuery) =>
+      this.#readPage(scope, query),
+    );
+    this.#listTasksInSnapshot = (scope, query) => listTasks.deferred(scope, query);
+  }
+
+  getTask(scope: TaskScope, taskId: string, view?: TaskViewOptions): StoredTask | undefined {
+    return this.#getTaskInSnapshot(scope, taskId, view);
+  }
+
+  listTasks(scope: TaskScope, query: TaskListQuery): TaskListPage {
+    return this.#listTasksInSnapshot(scope, query);
+  }
+
+  #readTask(scope: TaskScope, taskId: string, view: TaskViewOptions = {}): StoredTask | undefined {
+    const row = this.#getTask.get(taskId, scope.agent, scope.tenant, scope.owner);
+    if (row === undefined) return undefined;
+    const [task] = this.#assemble([row], view);
+    return task === undefined ? undefined : { task, seq: row.seq, state: taskStateOf(row) };
+  }
+
+  #readPage(scope: TaskScope, query: TaskListQuery): TaskListPage {
+    const filters: ListParameters = {
+      agent: scope.agent,
+      tenant: scope.tenant,
+      owner: scope.owner,
+    };
+    if (query.contextId !== undefined) filters.contextId = query.contextId;
+    if (query.state !== undefined) filters.state = query.state;
+    if (query.statusTimeFrom !== undefined) filters.statusTimeFrom = query.statusTimeFrom;
+    const counted =
+      query.countTotal === false ? {} : { totalSize: this.#count(filters).get(filters) ?? 0 };
+    if (query.pageSize <= 0) return { tasks: [], ...counted };
+    const page: ListParameters = { ...filters, limit: query.pageSize + 1 };
+    if (query.after !== undefined) {
+      page.afterTime = query.after.statusTime;
+      page.afterId = query.after.id;
+    }
+    const rows = this.#page(page).all(page);
+    const more = rows.length > query.pageSize;
+    if (more) rows.length = query.pageSize;
+    const tasks = this.#assemble(rows, query);
+    const last = rows[rows.length - 1];
+    return more && last !== undefined
+      ? { tasks, ...counted, next: { statusTime: last.statusTime, id: last.id } }
+      : { tasks, ...counted };
+  }
+
+  readEvents(taskId: string, afterSeq: number, limit: number): TaskLogEntry[] | undefined {
+    const count = limit > 0 ? Math.min(Math.floor(limit), ALL) : 0;
+    const rows = count === 0 ? [] : this.#readEvents.all(taskId, afterSeq, count);
+    if (rows.length === 0 && this.#taskExists.get(taskId) === undefined) return undefined;
+    return rows.map((row) => logEntryFromRow(row.seq, row.event));
+  }
+
+  #count(parameters: ListParameters): Database.Statement<[ListParameters], number> {
+    const where = whereOf(parameters);
+    let statement = this.#counts.get(where);
+    if (statement === undefined) {
+      statement = this.#db
+        .prepare<[ListParameters], number>(`SELECT count(*) FROM tasks WHERE ${where}`)
+        .pluck();
+      this.#counts.set(where, statement);
+    }
+    return statement;
+  }
+
+  #page(parameters: ListParameters): Database.Statement<[ListParameters], ListedRow> {
+    const where = whereOf(parameters);
+    let statement = this.#pages.get(where);
+    if (statement === undefined) {
+      statement = this.#db.prepare<[ListParameters], ListedRow>(
+        `SELECT ${TASK_COLUMNS} FROM tasks WHERE ${where}
+         ORDER BY status_time DESC, id DESC LIMIT @limit`,
+      );
+      this.#pages.set(where, statement);
+    }
+    return statement;
+  }
+
+  /** Builds the tasks of `rows`, in order, with their history and artifacts cut to `view`. */
+  #assemble(rows: readonly TaskRow[], view: TaskViewOptions): Task[] {
+    if (rows.length === 0) return [];
+    const ids = JSON.stringify(rows.map((row) => row.id));
+    const histories = this.#histories(ids, view.historyLength);
+    const artifacts = view.includeArtifacts === false ? undefined : this.#artifacts(ids);
+    return rows.map((row) =>
+      taskFromRow(
+        row,
+        histories === undefined ? undefined : (histories.get(row.id) ?? []),
+        artifacts === undefined ? undefined : (artifacts.get(row.id) ?? []),
+      ),
+    );
+  }
+
+  #histories(ids: string, historyLength: number | undefined): Map<string, string[]> | undefined {
+    if (historyLength !== undefined && historyLength <= 0) return undefined;
+    const byTask = new Map<string, string[]>();
+    for (const row of this.#pageHistory.iterate({ ids, historyLength: historyLength ?? ALL })) {
+      append(byTask, row.taskId, row.message);
+    }
+    return byTask;
+  }
+
+  #artifacts(ids: string): Map<string, Artifact[]> {
+    const parts = new Map<string, string[]>();
+    for (const row of this.#pageParts.iterate(ids)) {
+      append(parts, `${row.artifactPosition}:${row.taskId}`, row.part);
+    }
+    const byTask = new Map<string, Artifact[]>();
+    for (const row of this.#pageArtifacts.iterate(ids)) {
+      const artifact = artifactFromRow(row, parts.get(`${row.position}:${row.taskId}`) ?? []);
+      append(byTask, row.taskId, artifact);
+    }
+    return byTask;
+  }
+}
+
+/** The WHERE clause for the filters present in `parameters`; also the statement cache key. */
+function whereOf(parameters: ListParameters): string {
+  const conditions = ['agent = @agent', 'tenant = @tenant', 'owner = @owner'];
+  if (parameters.contextId !== undefined) conditions.push('context_id = @contextId');
+  // With a context too, `+` keeps the planner on the context index: a context has few tasks.
+  if (parameters.state !== undefined) {
+    conditions.push(parameters.contextId === undefined ? 'state = @state' : '+state = @state');
+  }
+  if (parameters.statusTimeFrom !== undefined) conditions.push('status_time >= @statusTimeFrom');
+  if (parameters.afterId !== undefined) {
+    conditions.push('(status_time, id) < (@afterTime, @afterId)');
+  }
+  return conditions.join(' AND ');
+}
+
+function append<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
+}

@@ -1,0 +1,45 @@
+/**
+ * Retention for {@link SqliteTaskStore}: deleting terminal tasks older than a cutoff, a bounded
+ * batch per transaction so that a purge never holds the write lock for long. The batch is picked
+ * through a partial index of terminal tasks by status time; a task's rows in every table go in
+ * the same transaction, so no reader ever sees half a task.
+ */
+
+import type Database from 'better-sqlite3';
+import { TERMINAL_STATES_SQL } from './sqlite-migrations.js';
+
+/** Prepared statements for purging terminal tasks. */
+export class SqliteTaskRetention {
+  readonly #purge: (terminalBefore: number, limit: number) => number;
+
+  constructor(db: Database.Database) {
+    const pick = db
+      .prepare<[number, number], string>(
+        `SELECT id FROM tasks WHERE state IN ${TERMINAL_STATES_SQL} AND status_time < ?
+         ORDER BY status_time LIMIT ?`,
+      )
+      .pluck();
+    const deletes = ['task_events', 'task_history', 'task_artifact_parts', 'task_artifacts'].map(
+      (table) =>
+        db.prepare<[string]>(
+          `DELETE FROM ${table} WHERE task_id IN (SELECT value FROM json_each(?))`,
+        ),
+    );
+    const deleteTasks = db.prepare<[string]>(
+      'DELETE FROM tasks WHERE id IN (SELECT value FROM json_each(?))',
+    );
+    const purge = db.transaction((terminalBefore: number, limit: number): number => {
+      const ids = pick.all(terminalBefore, limit);
+      if (ids.length === 0) return 0;
+      const json = JSON.stringify(ids);
+      for (const statement of deletes) statement.run(json);
+      return deleteTasks.run(json).changes;
+    });
+    this.#purge = (terminalBefore, limit) => purge.immediate(terminalBefore, limit);
+  }
+
+  /** Deletes up to `limit` tasks that reached a terminal state before `terminalBefore`. */
+  purge(terminalBefore: number, limit: number): number {
+    return limit <= 0 ? 0 : this.#purge(terminalBefore, Math.floor(limit));
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * A {@link TaskStore} in one SQLite file (better-sqlite3), the default of `tandem serve`: tasks
+ * survive restarts with nothing to run beside the server. The schema (see `sqlite-migrations.ts`)
+ * is created and migrated when the file is opened.
+ *
+ * Durability: the file is in WAL mode and every write is one transaction, committed before the
+ * returned promise resolves. With `synchronous: 'NORMAL'` (the default) a committed write survives
+ * the process dying in any way, `kill -9` included, because it is in the operating system's
+ * cache; it can be lost only if the machine itself loses power or crashes before the next WAL
+ * checkpoint. `'FULL'` syncs the WAL to disk at every commit and survives that too, at the cost of
+ * one fsync per write.
+ *
+ * better-sqlite3 is synchronous: each call runs to completion on the calling thread, so writes
+ * from this process are serialized by construction and the promises returned are already
+ * settled. Several processes may share the file; writes take the database's write lock
+ * (`BEGIN IMMEDIATE`, waiting up to `busyTimeoutMs`) and appends stay conditional on `seq`.
+ */
+
+import Database from 'better-sqlite3';
+import { ConfigurationError, UsageError } from '../../protocol/local-errors.js';
+import type {
+  AppendRequest,
+  AppendResult,
+  CreateTaskRequest,
+  OrphanedTask,
+  StoredTask,
+  TaskListPage,
+  TaskListQuery,
+  TaskLogEntry,
+  TaskScope,
+  TaskStore,
+  TaskViewOptions,
+} from '../task-store.js';
+import { migrateSqliteSchema } from './sqlite-migrations.js';
+import { SqliteTaskLeases } from './sqlite-task-leases.js';
+import { SqliteTaskReads } from './sqlite-task-reads.js';
+import { SqliteTaskRetention } from './sqlite-task-retention.js';
+import { SqliteTaskWrites } from './sqlite-task-writes.js';
+
+/** How to open a {@link SqliteTaskStore}. */
+export interface SqliteTaskStoreOptions {
+  /** The database file, created if missing (with its `-wal` and `-shm` companions). */
+  readonly path: string;
+  /**
+   * `NORMAL` (default): a committed write survives any crash of the process; `FULL`: it also
+   * survives a power loss or an operating system crash, at one fsync per write.
+   */
+  readonly synchronous?: 'NORMAL' | 'FULL';
+  /** How long a write waits for another process's write lock before failing. Default 5000. */
+  readonly busyTimeoutMs?: number;
+}
+
+/** A task store in one SQLite file. Create it with {@link SqliteTaskStore.open}. */
+export class SqliteTaskStore implements TaskStore {
+  readonly #db: Database.Database;
+  readonly #path: string;
+  readonly #reads: SqliteTaskReads;
+  readonly #writes: SqliteTaskWrites;
+  readonly #leases: SqliteTaskLeases;
+  readonly #retention: SqliteTaskRetention;
+
+  private constructor(db: Database.Database, path: string) {
+    this.#db = db;
+    this.#path = path;
+    this.#reads = new SqliteTaskReads(db);
+    this.#writes = new SqliteTaskWrites(db);
+    this.#leases = new SqliteTaskLeases(db);
+    this.#retention = new SqliteTaskRetention(db);
+  }
+
+  /**
+   * Opens (creating or migrating as needed) the database at `options.path`. Throws a
+   * `ConfigurationError` when the file cannot be used: written by a newer Tandem, or unable to
+   * switch to WAL mode (e.g. on a network file system).
+   */
+  static open(options: SqliteTaskStoreOptions): SqliteTaskStore {
+    const { path } = options;
+    const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5_000 });
+    try {
+      const mode: unknown = db.pragma('journal_mode = WAL', { simple: true });
+      if (mode !== 'wal' && !db.memory) {
+        throw new ConfigurationError(
+          `${path} cannot use SQLite's WAL mode (got ${String(mode)}); put the database on a local file system`,
+        );
+      }
+      db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
+      migrateSqliteSchema(db, path);
+      return new SqliteTaskStore(db, path);
+    } catch (error) {
+      db.close();
+      throw explainOpenError(error, path);
+    }
+  }
+
+  /** Runs `operation` now and settles a promise with its outcome. */
+  #run<T>(operation: () => T): Promise<T> {
+    if (!this.#db.open) {
+      return Promise.reject(new UsageError(`The task store ${this.#path} is closed`));
+    }
+    try {
+      return Promise.resolve(operation());
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  createTask(request: CreateTaskRequest): Promise<void> {
+    return this.#run(() => this.#writes.create(request));
+  }
+
+  append(request: AppendRequest): Promise<AppendResult> {
+    return this.#run(() => this.#writes.append(request));
+  }
+
+  getTask(
+    scope: TaskScope,
+    taskId: string,
+    view?: TaskViewOptions,
+  ): Promise<StoredTask | undefined> {
+    return this.#run(() => this.#reads.getTask(scope, taskId, view));
+  }
+
+  listTasks(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage> {
+    return this.#run(() => this.#reads.listTasks(scope, query));
+  }
+
+  readEvents(taskId: string, afterSeq: number, limit: number): Promise<TaskLogEntry[] | undefined> {
+    return this.#run(() => this.#reads.readEvents(taskId, afterSeq, limit));
+  }
+
+  acquireLease(taskId: string, holder: string, leaseMs: number): Promise<boolean> {
+    return this.#run(() => this.#leases.acquire(taskId, holder, leaseMs));
+  }
+
+  renewLeases(holder: string, leaseMs: number): Promise<void> {
+    return this.#run(() => this.#leases.renew(holder, leaseMs));
+  }
+
+  releaseLease(taskId: string, holder: string): Promise<void> {
+    return this.#run(() => this.#leases.release(taskId, holder));
+  }
+
+  findOrphanedTasks(
+    limit: number,
+    options: { ignoreLeases?: boolean } = {},
+  ): Promise<OrphanedTask[]> {
+    return this.#run(() => this.#leases.findOrphans(limit, options.ignoreLeases === true));
+  }
+
+  purgeTerminalTasks(terminalBefore: number, limit: number): Promise<number> {
+    return this.#run(() => this.#retention.purge(terminalBefore, limit));
+  }
+
+  /** Closes the file; later calls reject with a `UsageError`. Closing twice is harmless. */
+  close(): Promise<void> {
+    if (!this.#db.open) return Promise.resolve();
+    return this.#run(() => {
+      try {
+        // Lets SQLite refresh its planner statistics where useful, as its documentation advises.
+        this.#db.pragma('optimize');
+      } finally {
+        this.#db.close();
+      }
+    });
+  }
+}
+
+/** SQLite's own message for a file that is not a database does not say which file. */
+function explainOpenError(error: unknown, path: string): unknown {
+  if (error instanceof Database.SqliteError && error.code === 'SQLITE_NOTADB') {
+    return new ConfigurationError(
+      `${path} is not a SQLite database; point the task store at a new or existing Tandem database file`,
+      { cause: error },
+    );
+  }
+  return error;
+}

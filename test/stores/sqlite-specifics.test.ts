@@ -1,0 +1,215 @@
+/**
+ * What the contract cannot see for SQLite: the file. Persistence across reopen and across a
+ * `kill -9` of the writing process, the schema version guard, WAL mode, and several connections
+ * sharing one file.
+ */
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Message } from '../../src/protocol/generated/types.js';
+import { ConfigurationError, UsageError } from '../../src/protocol/local-errors.js';
+import { SQLITE_MIGRATIONS } from '../../src/stores/sqlite/sqlite-migrations.js';
+import { SqliteTaskStore } from '../../src/stores/sqlite/sqlite-task-store.js';
+import type { TaskListQuery, TaskStore } from '../../src/stores/task-store.js';
+import { T0, createTask, message, scope, textPart } from './contract/builders.js';
+import { forkTypeScript } from './fixtures/fork-typescript.js';
+
+let directory: string;
+let path: string;
+
+beforeEach(() => {
+  directory = mkdtempSync(join(tmpdir(), 'tandem-sqlite-'));
+  path = join(directory, 'tandem.db');
+});
+
+afterEach(() => {
+  rmSync(directory, { recursive: true, force: true });
+});
+
+/** Everything a reader can observe of the store, for before/after comparisons. */
+async function observe(store: TaskStore, ids: readonly string[]): Promise<unknown> {
+  const tasks = [];
+  for (const id of ids) {
+    tasks.push(
+      await store.getTask(scope, id),
+      await store.getTask(scope, id, { historyLength: 2, includeArtifacts: false }),
+      await store.readEvents(id, 0, 10_000),
+    );
+  }
+  const pages = [];
+  let after: TaskListQuery['after'];
+  do {
+    const page = await store.listTasks(
+      scope,
+      after === undefined ? { pageSize: 3 } : { pageSize: 3, after },
+    );
+    pages.push(page);
+    after = page.next;
+  } while (after !== undefined);
+  return { tasks, pages, orphans: await store.findOrphanedTasks(100) };
+}
+
+async function seed(store: TaskStore): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < 8; i++) {
+    const writer = await createTask(store, `t${i}`, {
+      time: T0 + i,
+      metadata: { i },
+      artifacts: [{ artifactId: 'initial', parts: [textPart('i')] }],
+    });
+    await writer.setStatus(
+      'TASK_STATE_WORKING',
+      T0 + 100 + i,
+      message(`s${i}`, 'working', 'ROLE_AGENT'),
+    );
+    for (let k = 0; k < 5; k++) {
+      await writer.artifact(
+        { artifactId: 'stream', name: `n${k}`, parts: [textPart(`${k}`)] },
+        k > 0,
+      );
+    }
+    if (i % 2 === 0) await writer.setStatus('TASK_STATE_COMPLETED', T0 + 200 + i);
+    ids.push(writer.taskId);
+  }
+  return ids;
+}
+
+describe('SqliteTaskStore file', () => {
+  it('keeps everything across close and reopen', async () => {
+    const first = SqliteTaskStore.open({ path });
+    const ids = await seed(first);
+    const before = await observe(first, ids);
+    await first.close();
+    const second = SqliteTaskStore.open({ path });
+    expect(await observe(second, ids)).toEqual(before);
+    const result = await second.append({ taskId: 't1', expectedSeq: 7, events: [], mutations: [] });
+    expect(result).toEqual({ ok: true, seq: 7 });
+    await second.close();
+  });
+
+  it('keeps every acknowledged write when the writing process is killed with SIGKILL', async () => {
+    const script = fileURLToPath(new URL('./fixtures/sqlite-crash-writer.ts', import.meta.url));
+    const child = forkTypeScript(script, [path], join(directory, 'scratch'), {
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    let acknowledged = 0;
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => {
+      child.on('exit', (_code, signal) => resolve(signal));
+    });
+    child.on('message', (report: { seq: number }) => {
+      acknowledged = report.seq;
+      if (acknowledged >= 400) child.kill('SIGKILL');
+    });
+    expect(await exited, stderr).toBe('SIGKILL');
+    expect(acknowledged).toBeGreaterThanOrEqual(400);
+
+    const store = SqliteTaskStore.open({ path });
+    const crashScope = { agent: 'crash', tenant: '', owner: 'tester' };
+    const stored = await store.getTask(crashScope, 'crash');
+    const events = (await store.readEvents('crash', 0, 100_000)) ?? [];
+    const last = stored?.seq ?? 0;
+    expect(last).toBeGreaterThanOrEqual(acknowledged);
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: last }, (_, i) => i + 1));
+    // The projection matches the log exactly: no write half applied.
+    const messages = events.filter((e) => e.payload.message !== undefined);
+    const chunks = events.filter((e) => e.payload.artifactUpdate !== undefined);
+    expect(stored?.task.history?.map((m) => m.messageId)).toEqual(
+      messages.map((e) => (e.payload.message as Message).messageId),
+    );
+    expect(stored?.task.artifacts?.[0]?.parts).toEqual(
+      chunks.map((e) => textPart(`chunk ${e.seq}`)),
+    );
+    await store.close();
+    const db = new Database(path, { readonly: true });
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    db.close();
+  });
+
+  it('creates the schema in an empty file and records its version', async () => {
+    writeFileSync(path, '');
+    const store = SqliteTaskStore.open({ path });
+    await createTask(store, 't1');
+    await store.close();
+    const db = new Database(path, { readonly: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_MIGRATIONS.length);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    const tables = db
+      .prepare<[], string>(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite%' ORDER BY name",
+      )
+      .pluck()
+      .all();
+    expect(tables).toEqual([
+      'task_artifact_parts',
+      'task_artifacts',
+      'task_events',
+      'task_history',
+      'tasks',
+    ]);
+    db.close();
+  });
+
+  it('refuses a database written by a newer Tandem, saying what to do', async () => {
+    const store = SqliteTaskStore.open({ path });
+    await createTask(store, 't1');
+    await store.close();
+    const newer = SQLITE_MIGRATIONS.length + 1;
+    const db = new Database(path);
+    db.pragma(`user_version = ${newer}`);
+    db.close();
+    const opening = (): SqliteTaskStore => SqliteTaskStore.open({ path });
+    expect(opening).toThrow(ConfigurationError);
+    expect(opening).toThrow(
+      `${path} has schema version ${newer} but this Tandem supports up to ${SQLITE_MIGRATIONS.length}; upgrade Tandem or use another database file`,
+    );
+    const check = new Database(path);
+    expect(check.pragma('user_version', { simple: true })).toBe(newer);
+    check.pragma(`user_version = ${SQLITE_MIGRATIONS.length}`);
+    check.close();
+    const reopened = SqliteTaskStore.open({ path });
+    expect((await reopened.getTask(scope, 't1'))?.seq).toBe(1);
+    await reopened.close();
+  });
+
+  it('refuses a file that is not a database', () => {
+    writeFileSync(path, 'not a database, just text that is long enough to have a header........');
+    expect(() => SqliteTaskStore.open({ path })).toThrow(`${path} is not a SQLite database`);
+  });
+
+  it('shares one file between connections, appends staying conditional', async () => {
+    const a = SqliteTaskStore.open({ path, synchronous: 'FULL' });
+    const b = SqliteTaskStore.open({ path, busyTimeoutMs: 1_000 });
+    const writer = await createTask(a, 't1');
+    const note = message('from-b', 'b');
+    expect(
+      await b.append({
+        taskId: 't1',
+        expectedSeq: 1,
+        events: [],
+        mutations: [{ kind: 'history', message: note }],
+      }),
+    ).toEqual({ ok: true, seq: 1 });
+    expect(await writer.addMessage(message('from-a', 'a'))).toEqual({ ok: true, seq: 2 });
+    expect(await b.append({ taskId: 't1', expectedSeq: 1, events: [], mutations: [] })).toEqual({
+      ok: false,
+      currentSeq: 2,
+    });
+    const seen = await b.getTask(scope, 't1');
+    expect(seen?.task.history?.map((m) => m.messageId)).toEqual(['t1-m0', 'from-b', 'from-a']);
+    await a.close();
+    await b.close();
+  });
+
+  it('rejects calls after close with a UsageError', async () => {
+    const store = SqliteTaskStore.open({ path });
+    await store.close();
+    await store.close();
+    await expect(store.getTask(scope, 't1')).rejects.toThrow(UsageError);
+  });
+});
