@@ -1,6 +1,78 @@
 /**
- * `tandem/server`: serving agents over A2A. The runtime lands with its own issue; this entry
- * point exists so that the package layout is stable.
+ * `tandem/server`: serving agents over A2A — the agent author's API, the task runtime, the task
+ * stores and the HTTP layer.
+ *
+ * Any new export added here becomes public API. Use named exports, not wildcards.
  */
+
+export { defineAgent } from './runtime/agent.js';
+export type {
+  AgentCardInput,
+  AgentContext,
+  AgentDefinition,
+  AgentExecute,
+  ArtifactUpdateOptions,
+  Caller,
+} from './runtime/agent.js';
+export { createRequestHandler } from './runtime/create-request-handler.js';
+export type { RequestHandlerOptions } from './runtime/create-request-handler.js';
+export { TaskRuntime, createTaskRuntime } from './runtime/task-runtime.js';
+export type { TaskRuntimeOptions } from './runtime/task-runtime.js';
+export type { A2ARequestHandler, EventStream } from './runtime/request-handler.js';
+export { ANONYMOUS, createCallContext } from './runtime/call-context.js';
+export type { CallContext, Principal } from './runtime/call-context.js';
+export { streamEvent } from './runtime/stream-event.js';
+export type { StreamEvent } from './runtime/stream-event.js';
+export { silentLogger } from './runtime/logger.js';
+export type { Logger } from './runtime/logger.js';
+
+export { MemoryTaskStore } from './stores/memory-task-store.js';
+export {
+  describeTaskStoreSpec,
+  openTaskStore,
+  parseTaskStoreSpec,
+} from './stores/open-task-store.js';
+export type { OpenTaskStoreOptions, TaskStoreSpec } from './stores/open-task-store.js';
+export { purgeExpiredTasks, startRetention } from './stores/task-retention.js';
+export type { RetentionLogger } from './stores/task-retention.js';
+export type { MemoryTaskStoreOptions } from './stores/memory-task-store.js';
+export type {
+  AppendRequest,
+  AppendResult,
+  CreateTaskRequest,
+  StoredTask,
+  TaskListCursor,
+  TaskListPage,
+  TaskChangeListener,
+  TaskListQuery,
+  TaskLogEntry,
+  OrphanedTask,
+  TaskMutation,
+  TaskScope,
+  TaskStore,
+  TaskViewOptions,
+} from './stores/task-store.js';
+
+export { createA2AHandler } from './http/create-a2a-handler.js';
+export type { A2AFetchHandler } from './http/create-a2a-handler.js';
+export type { A2AAgentMount, A2AHandlerOptions, CorsOrigins } from './http/http-options.js';
+export { createNodeServer, toNodeListener } from './http/adapters/node.js';
+export type {
+  A2ANodeServer,
+  A2ANodeServerOptions,
+  NodeListener,
+  ShutdownOptions,
+} from './http/adapters/node.js';
+export { createExpressMiddleware } from './http/adapters/express.js';
+export type { A2AExpressMiddleware } from './http/adapters/express.js';
+export { createLogger } from './http/logging.js';
+export type { CreateLoggerOptions, LogLevel } from './http/logging.js';
+export { createJsonRpcHandler } from './bindings/jsonrpc/jsonrpc-server.js';
+export type {
+  JsonRpcHandler,
+  JsonRpcHandlerOptions,
+  JsonRpcReply,
+  JsonRpcRequestInput,
+} from './bindings/jsonrpc/jsonrpc-server.js';
 
 export { CURRENT_PROTOCOL_VERSION } from './protocol/version.js';

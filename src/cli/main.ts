@@ -5,21 +5,16 @@
  */
 
 import { readFileSync } from 'node:fs';
-
-/** Exit codes shared by every command. */
-export const ExitCode = {
-  Success: 0,
-  TaskFailed: 1,
-  Usage: 2,
-  Connection: 3,
-} as const;
+import { ExitCode } from './exit-code.js';
 
 interface CommandEntry {
   readonly summary: string;
   readonly load: () => Promise<{ run(args: string[]): Promise<number> }>;
 }
 
-const commands: Record<string, CommandEntry> = {};
+const commands: Record<string, CommandEntry> = {
+  serve: { summary: 'Serve the demo agents over A2A', load: () => import('./serve.js') },
+};
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -42,6 +37,9 @@ function help(): string {
     '  -v, --version  Show the version',
     '',
     'Run `tandem <command> --help` for the options of a command.',
+    '',
+    'Exit codes: 0 success; 1 the task failed, was rejected or was canceled; 2 usage error;',
+    '3 connection or protocol error.',
   ];
   return lines.join('\n');
 }

@@ -1,0 +1,174 @@
+/**
+ * `tandem serve`: runs the demo agents (or some of them) as an A2A server. It composes only the
+ * public server API — a store, its runtime, one request handler per agent, the node adapter — the
+ * same way an application embedding Tandem would.
+ */
+
+import { parseArgs } from 'node:util';
+import { demoAgents } from '../agents/index.js';
+import {
+  createLogger,
+  createNodeServer,
+  createRequestHandler,
+  createTaskRuntime,
+  describeTaskStoreSpec,
+  openTaskStore,
+  parseTaskStoreSpec,
+  startRetention,
+  type A2AAgentMount,
+  type LogLevel,
+} from '../server.js';
+import { ExitCode } from './exit-code.js';
+import { parseDuration, UsageFailure } from './cli-values.js';
+
+const DEMO_NAMES = Object.keys(demoAgents) as (keyof typeof demoAgents)[];
+
+const HELP = `Usage: tandem serve [options]
+
+Serves demo agents over A2A (JSON-RPC binding) and prints where to find them.
+
+Options:
+  --port <n>              Port to listen on (default 41241, env PORT)
+  --host <host>           Address to bind (default 127.0.0.1, env TANDEM_HOST)
+  --public-url <url>      URL clients use to reach this server, for agent cards (env TANDEM_PUBLIC_URL)
+  --agent <name>          Agent to serve; repeat for several (default: all of ${DEMO_NAMES.join(', ')})
+  --store <store>         memory | sqlite:PATH | postgres://...[?schema=NAME]
+                          (default sqlite:./tandem.db, env TANDEM_STORE)
+  --log-level <level>     trace | debug | info | warn | error | silent (default info, env TANDEM_LOG_LEVEL)
+  --retention <duration>  Purge tasks finished longer ago than this, e.g. 7d, 12h (default: keep forever)
+  --orphan-timeout <dur>  Fail tasks whose server died after this long (default 30s; replicas only)
+  --shutdown-timeout <d>  Time running work may take to finish on SIGTERM (default 10s)
+  --heartbeat <duration>  SSE heartbeat interval on idle streams (default 15s)
+  -h, --help              Show this help
+
+With one agent its card is at /.well-known/agent-card.json; with several, each agent lives
+under /agents/<name>/ and the first one's card is also served at the root.`;
+
+function envOr(name: string, fallback: string): string {
+  const value = process.env[name];
+  return value === undefined || value === '' ? fallback : value;
+}
+
+function parseServeArgs(args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'public-url': { type: 'string' },
+      agent: { type: 'string', multiple: true },
+      store: { type: 'string' },
+      'log-level': { type: 'string' },
+      retention: { type: 'string' },
+      'orphan-timeout': { type: 'string' },
+      'shutdown-timeout': { type: 'string' },
+      heartbeat: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const port = Number(values.port ?? envOr('PORT', '41241'));
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageFailure(`--port must be an integer between 0 and 65535, got ${values.port}`);
+  }
+  const agents = values.agent ?? DEMO_NAMES;
+  for (const name of agents) {
+    if (!(DEMO_NAMES as string[]).includes(name)) {
+      throw new UsageFailure(`Unknown agent "${name}"; available: ${DEMO_NAMES.join(', ')}`);
+    }
+  }
+  const logLevel = values['log-level'] ?? envOr('TANDEM_LOG_LEVEL', 'info');
+  const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+  if (!levels.includes(logLevel)) {
+    throw new UsageFailure(`--log-level must be one of ${levels.join(', ')}, got ${logLevel}`);
+  }
+  const publicUrl = values['public-url'] ?? process.env.TANDEM_PUBLIC_URL;
+  return {
+    help: values.help === true,
+    port,
+    host: values.host ?? envOr('TANDEM_HOST', '127.0.0.1'),
+    publicUrl: publicUrl === '' ? undefined : publicUrl,
+    agents: [...new Set(agents)] as (keyof typeof demoAgents)[],
+    store: parseTaskStoreSpec(values.store ?? envOr('TANDEM_STORE', 'sqlite:./tandem.db')),
+    logLevel: logLevel as LogLevel,
+    retentionMs:
+      values.retention === undefined ? undefined : parseDuration(values.retention, '--retention'),
+    orphanTimeoutMs: parseDuration(values['orphan-timeout'] ?? '30s', '--orphan-timeout'),
+    shutdownMs: parseDuration(values['shutdown-timeout'] ?? '10s', '--shutdown-timeout'),
+    heartbeatMs: parseDuration(values.heartbeat ?? '15s', '--heartbeat'),
+  };
+}
+
+/** Runs the command; resolves with the exit code once the server has stopped. */
+export async function run(args: string[]): Promise<number> {
+  let options: ReturnType<typeof parseServeArgs>;
+  try {
+    options = parseServeArgs(args);
+  } catch (error) {
+    console.error(`tandem serve: ${error instanceof Error ? error.message : String(error)}`);
+    console.error('Run `tandem serve --help` for the options.');
+    return ExitCode.Usage;
+  }
+  if (options.help) {
+    console.log(HELP);
+    return ExitCode.Success;
+  }
+  const logger = createLogger({ level: options.logLevel, pretty: process.stdout.isTTY });
+  const store = await openTaskStore(options.store, {
+    onError: (error) => logger.warn({ err: error }, 'task store background error'),
+  });
+  const runtime = createTaskRuntime({ store, logger, orphanTimeoutMs: options.orphanTimeoutMs });
+  await runtime.start();
+  const stopRetention =
+    options.retentionMs === undefined
+      ? undefined
+      : startRetention(store, options.retentionMs, logger);
+  const single = options.agents.length === 1;
+  const mounts: A2AAgentMount[] = options.agents.map((name) => ({
+    path: single ? '' : `/agents/${name}`,
+    handler: createRequestHandler({ agent: demoAgents[name], runtime, agentName: name }),
+  }));
+  const server = createNodeServer({
+    agents: mounts,
+    logger,
+    heartbeatMs: options.heartbeatMs,
+    ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+  });
+  const address = await server.listen({ port: options.port, host: options.host });
+  const base = options.publicUrl?.replace(/\/+$/, '') ?? address.url.replace(/\/+$/, '');
+  logger.info(
+    { url: base, store: describeTaskStoreSpec(options.store), agents: options.agents },
+    'tandem is serving',
+  );
+  console.log(`Tandem is serving ${options.agents.join(', ')} at ${base}`);
+  for (const [i, name] of options.agents.entries()) {
+    const path = single ? '' : `/agents/${name}`;
+    const root = i === 0 && !single ? ` (also ${base}/.well-known/agent-card.json)` : '';
+    console.log(`  ${name.padEnd(12)} ${base}${path}/.well-known/agent-card.json${root}`);
+  }
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string): void => {
+      if (stopping) {
+        console.error(`tandem serve: ${signal} again, exiting now`);
+        process.exit(ExitCode.Connection);
+      }
+      stopping = true;
+      logger.info({ signal, deadlineMs: options.shutdownMs }, 'shutting down');
+      void (async () => {
+        await server.shutdown({ deadlineMs: options.shutdownMs });
+        stopRetention?.();
+        await runtime.close();
+        await store.close();
+        logger.info({}, 'stopped');
+        resolve(ExitCode.Success);
+      })().catch((error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        resolve(ExitCode.Connection);
+      });
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+  });
+}

@@ -1,0 +1,160 @@
+/**
+ * The `node:http` adapter: the default way to serve agents. A thin layer over the node bridge
+ * (`../node-bridge.ts`) that adds what a production server needs — timeouts that protect against
+ * slow clients without cutting event streams, and a graceful shutdown.
+ *
+ * Timeouts: `headersTimeoutMs` and `requestTimeoutMs` bound how long a client may take to SEND
+ * its request (Node applies them to receiving, not to the response), so an SSE stream that lasts
+ * an hour is unaffected; `keepAliveTimeoutMs` closes idle keep-alive connections. No socket
+ * inactivity timeout is set: idle streams are kept alive by heartbeats instead.
+ */
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHttpCore } from '../http-core.js';
+import type { A2AHandlerOptions } from '../http-options.js';
+import { NodeBridge } from '../node-bridge.js';
+
+/** A `node:http` request listener. */
+export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Options of {@link createNodeServer}. */
+export interface A2ANodeServerOptions extends A2AHandlerOptions {
+  /** Time allowed to receive the request headers. Default 10 s. */
+  readonly headersTimeoutMs?: number | undefined;
+  /** Time allowed to receive the whole request (headers and body). Default 60 s. */
+  readonly requestTimeoutMs?: number | undefined;
+  /** How long an idle keep-alive connection stays open. Default 65 s (above common proxy idle timeouts). */
+  readonly keepAliveTimeoutMs?: number | undefined;
+}
+
+/** Options of {@link A2ANodeServer.shutdown}. */
+export interface ShutdownOptions {
+  /** How long in-flight calls and streams may take to finish before being cut. Default 10 s. */
+  readonly deadlineMs?: number | undefined;
+}
+
+/** A server for A2A agents on `node:http`. */
+export interface A2ANodeServer {
+  /** The underlying server, e.g. to attach to an existing lifecycle. */
+  readonly server: Server;
+  /**
+   * Starts listening; resolves with the bound address and a base URL usable by clients. Defaults:
+   * port 0 (any free port) and host `127.0.0.1` (loopback only; pass `0.0.0.0` or `::` to accept
+   * remote clients).
+   */
+  listen(options?: {
+    port?: number;
+    host?: string;
+  }): Promise<{ port: number; host: string; url: string }>;
+  /**
+   * Graceful shutdown: stops accepting connections, lets in-flight calls and streams finish up to
+   * the deadline (each agent's handler is shut down the same way), then closes whatever is left.
+   * Idempotent: later calls return the same promise.
+   */
+  shutdown(options?: ShutdownOptions): Promise<void>;
+}
+
+const DEFAULT_DEADLINE_MS = 10_000;
+
+/** Time given to responses to complete once their work was cancelled. */
+const GRACE_MS = 1_000;
+
+/** Whether `promise` settles within `ms`. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A listener for an existing `node:http` (or `node:https`) server.
+ *
+ * @throws ConfigurationError for invalid options or an invalid agent card.
+ */
+export function toNodeListener(options: A2AHandlerOptions): NodeListener {
+  const bridge = new NodeBridge(createHttpCore(options));
+  return (req, res) => bridge.serve(req, res);
+}
+
+/**
+ * Creates a server for `options.agents`; call `listen()` to start it.
+ *
+ * @throws ConfigurationError for invalid options or an invalid agent card.
+ */
+export function createNodeServer(options: A2ANodeServerOptions): A2ANodeServer {
+  const core = createHttpCore(options);
+  const bridge = new NodeBridge(core);
+  const requestTimeout = options.requestTimeoutMs ?? 60_000;
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const server = createServer(
+    {
+      // Node refuses a headers timeout longer than a (non-zero) request timeout.
+      headersTimeout:
+        requestTimeout > 0 ? Math.min(headersTimeout, requestTimeout) : headersTimeout,
+      requestTimeout,
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 65_000,
+    },
+    (req, res) => bridge.serve(req, res),
+  );
+  let shuttingDown: Promise<void> | undefined;
+
+  async function shutdown(deadlineMs: number): Promise<void> {
+    bridge.drain();
+    const closed = server.listening
+      ? new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve())))
+      : Promise.resolve();
+    server.closeIdleConnections();
+    // The handlers let work finish, then cancel what is left at the deadline; the responses of
+    // cancelled calls and streams complete shortly after, within the grace period.
+    const agents = core.shutdownAgents({ deadlineMs }).then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    );
+    await within(Promise.all([agents, bridge.whenIdle(deadlineMs)]), deadlineMs);
+    await bridge.whenIdle(GRACE_MS);
+    server.closeAllConnections();
+    await closed;
+    // Agent code that ignores its abort signal must not keep the process from exiting.
+    if (!(await within(agents, GRACE_MS))) {
+      core.options.logger.warn(
+        { deadlineMs },
+        'agent executions did not stop within the shutdown deadline; they were abandoned',
+      );
+      return;
+    }
+    const outcome = await agents;
+    if (outcome !== undefined) throw outcome.error;
+  }
+
+  return {
+    server,
+    listen({ port = 0, host = '127.0.0.1' } = {}) {
+      return new Promise((resolve, reject) => {
+        const onError = (error: Error): void => reject(error);
+        server.once('error', onError);
+        server.listen(port, host, () => {
+          server.off('error', onError);
+          const address = server.address() as AddressInfo;
+          const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+          const reachable = shown === '0.0.0.0' ? '127.0.0.1' : shown === '[::]' ? '[::1]' : shown;
+          resolve({
+            port: address.port,
+            host: address.address,
+            url: `http://${reachable}:${address.port}`,
+          });
+        });
+      });
+    },
+    shutdown(shutdownOptions = {}) {
+      shuttingDown ??= shutdown(shutdownOptions.deadlineMs ?? DEFAULT_DEADLINE_MS);
+      return shuttingDown;
+    },
+  };
+}

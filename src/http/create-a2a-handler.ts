@@ -1,0 +1,133 @@
+/**
+ * The web-standard entry point: `(Request) => Promise<Response>`, for any runtime or framework
+ * that speaks fetch (Deno, Bun, Cloudflare Workers, Hono, Next.js route handlers...). It bridges
+ * the web request to the transport-neutral core (`http-core.ts`) and the core's response back to
+ * a `Response`; SSE becomes a `ReadableStream` pulled frame by frame, so the consumer's pace is
+ * the stream's backpressure. On Node, the `node:http` adapter serves the same core without
+ * constructing web `Request`/`Response` objects.
+ */
+
+import {
+  BODY_TOO_LARGE,
+  SSE_HEARTBEAT,
+  SseHeartbeat,
+  type HttpCoreRequest,
+  type SseSource,
+} from './http-exchange.js';
+import { createHttpCore, type HttpCore } from './http-core.js';
+import type { A2AHandlerOptions } from './http-options.js';
+
+/** A fetch handler serving A2A agents. */
+export type A2AFetchHandler = (request: Request) => Promise<Response>;
+
+const encoder = new TextEncoder();
+const HEARTBEAT_BYTES = encoder.encode(SSE_HEARTBEAT);
+
+async function readLimited(
+  body: ReadableStream<Uint8Array> | null,
+  limit: number,
+): Promise<Uint8Array | typeof BODY_TOO_LARGE> {
+  if (body === null) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return BODY_TOO_LARGE;
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1 && chunks[0] !== undefined) return chunks[0];
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+function toCoreRequest(request: Request): HttpCoreRequest {
+  const url = new URL(request.url);
+  const port = url.port === '' ? undefined : Number(url.port);
+  return {
+    method: request.method,
+    path: url.pathname,
+    query: url.search.slice(1),
+    scheme: url.protocol === 'https:' ? 'https' : 'http',
+    mountPath: '',
+    localPort: port,
+    // A fetch runtime puts the authority in the URL; a `Request` built in code has no Host.
+    get: (name) => request.headers.get(name) ?? (name === 'host' ? url.host : null),
+    readBody: (limit) => readLimited(request.body, limit),
+    signal: request.signal,
+  };
+}
+
+function sseBody(
+  sse: SseSource,
+  heartbeatMs: number,
+  signal: AbortSignal,
+): ReadableStream<Uint8Array> {
+  let closed = false;
+  let heartbeat: SseHeartbeat | undefined;
+  const close = (): void => {
+    closed = true;
+    heartbeat?.stop();
+    signal.removeEventListener('abort', stop);
+  };
+  const stop = (): void => {
+    close();
+    sse.stop();
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        heartbeat = new SseHeartbeat(heartbeatMs, () => {
+          if (!closed) controller.enqueue(HEARTBEAT_BYTES);
+        });
+        if (signal.aborted) stop();
+        else signal.addEventListener('abort', stop, { once: true });
+      },
+      async pull(controller) {
+        const result = await sse.next();
+        if (closed) return;
+        if (result.done === true) {
+          close();
+          controller.close();
+          return;
+        }
+        heartbeat?.touch();
+        controller.enqueue(encoder.encode(result.value));
+      },
+      cancel: stop,
+    },
+    { highWaterMark: 1 },
+  );
+}
+
+/** Bridges a core to fetch. Exported for adapters that already hold a core. */
+export function toFetchHandler(core: HttpCore): A2AFetchHandler {
+  const { heartbeatMs } = core.options;
+  return async (request) => {
+    const response = await core.handle(toCoreRequest(request));
+    const init = { status: response.status, headers: response.headers };
+    if (response.sse !== undefined) {
+      return new Response(sseBody(response.sse, heartbeatMs, request.signal), init);
+    }
+    return new Response(response.body ?? null, init);
+  };
+}
+
+/**
+ * Creates the fetch handler serving `options.agents`.
+ *
+ * @throws ConfigurationError for invalid options or an invalid agent card.
+ */
+export function createA2AHandler(options: A2AHandlerOptions): A2AFetchHandler {
+  return toFetchHandler(createHttpCore(options));
+}

@@ -1,0 +1,78 @@
+/**
+ * The server's logger: pino, which satisfies the runtime's {@link Logger} seam as is. JSON lines
+ * by default (for log shippers); `pretty` prints one readable line per entry for a terminal,
+ * without pulling in `pino-pretty`.
+ */
+
+import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
+import type { Logger } from '../runtime/logger.js';
+
+/** Log levels, most verbose first; `silent` logs nothing. */
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+
+/** Options of {@link createLogger}. */
+export interface CreateLoggerOptions {
+  /** Default `info`: one line per request. Use `warn` to turn the request log off. */
+  readonly level?: LogLevel | undefined;
+  /** Human-readable lines instead of JSON. */
+  readonly pretty?: boolean | undefined;
+  /** Where lines go; default standard output. */
+  readonly destination?: DestinationStream | undefined;
+}
+
+const LABELS: Record<number, string> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO ',
+  40: 'WARN ',
+  50: 'ERROR',
+  60: 'FATAL',
+};
+
+const OMITTED = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'err']);
+
+function formatValue(value: unknown): string {
+  return typeof value === 'string' && /^[^\s="]+$/.test(value) ? value : JSON.stringify(value);
+}
+
+/** Formats one pino JSON line as `12:00:00.000 INFO  message key=value ...` (+ error stack). */
+export function formatPrettyLine(line: string): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    // Not JSON (pino always writes JSON, but a foreign line is shown rather than lost).
+    return line.endsWith('\n') ? line : line + '\n';
+  }
+  const time =
+    typeof entry.time === 'number' ? new Date(entry.time).toISOString().slice(11, 23) : '';
+  const label = typeof entry.level === 'number' ? (LABELS[entry.level] ?? String(entry.level)) : '';
+  let out = `${time} ${label} ${typeof entry.msg === 'string' ? entry.msg : ''}`;
+  for (const [key, value] of Object.entries(entry)) {
+    if (!OMITTED.has(key)) out += ` ${key}=${formatValue(value)}`;
+  }
+  const err = entry.err as { stack?: unknown; message?: unknown } | undefined;
+  if (err !== undefined) {
+    const stack = typeof err.stack === 'string' ? err.stack : formatValue(err.message ?? err);
+    out += '\n  ' + stack.replace(/\n/g, '\n  ');
+  }
+  return out + '\n';
+}
+
+function prettyStream(target: DestinationStream): DestinationStream {
+  return { write: (line) => target.write(formatPrettyLine(line)) };
+}
+
+/**
+ * Creates the server logger. The result is a pino logger: it satisfies {@link Logger} and offers
+ * `isLevelEnabled`, which the HTTP layer uses to skip the request log at no cost.
+ */
+export function createLogger(options: CreateLoggerOptions = {}): PinoLogger {
+  const level = options.level ?? 'info';
+  const destination = options.destination ?? pino.destination({ dest: 1, sync: false });
+  const logger = pino(
+    { level, base: null },
+    options.pretty === true ? prettyStream(destination) : destination,
+  );
+  return logger satisfies Logger;
+}

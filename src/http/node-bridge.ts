@@ -1,0 +1,248 @@
+/**
+ * The bridge between `node:http` and the HTTP core, shared by the node and Express adapters. It
+ * reads `IncomingMessage` fields directly (no URL parsing, no web `Request`) and writes the
+ * core's response with one `writeHead` + `end`, or — for SSE — one `write` per frame, pulling the
+ * next frame only once the socket has drained. That pull is what lets the runtime bound memory
+ * for slow consumers. No flush calls or timers per event: a heartbeat interval per stream notes
+ * activity with a field write.
+ */
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import type { Logger } from '../runtime/logger.js';
+import type { HttpCore } from './http-core.js';
+import {
+  BODY_TOO_LARGE,
+  SSE_HEARTBEAT,
+  SseHeartbeat,
+  type HttpCoreRequest,
+  type HttpCoreResponse,
+  type SseSource,
+} from './http-exchange.js';
+
+/** Request-specific inputs an adapter may supply. */
+export interface NodeServeOptions {
+  /** The path prefix the handler is mounted under (Express `req.baseUrl`). */
+  readonly mountPath?: string | undefined;
+  /** A body a framework already consumed from the stream (Express body parsers). */
+  readonly parsedBody?: string | Uint8Array | undefined;
+}
+
+class NodeCoreRequest implements HttpCoreRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  readonly mountPath: string;
+  readonly #req: IncomingMessage;
+  readonly #res: ServerResponse;
+  readonly #parsedBody: string | Uint8Array | undefined;
+  #controller: AbortController | undefined;
+
+  constructor(req: IncomingMessage, res: ServerResponse, options: NodeServeOptions) {
+    this.#req = req;
+    this.#res = res;
+    this.#parsedBody = options.parsedBody;
+    this.method = req.method ?? 'GET';
+    this.mountPath = options.mountPath ?? '';
+    let url = req.url ?? '/';
+    // An absolute-form target (`POST http://host/a2a`), as sent to proxies.
+    if (url.charCodeAt(0) !== 0x2f) url = URL.canParse(url) ? new URL(url).pathname : url;
+    const q = url.indexOf('?');
+    this.path = q === -1 ? url : url.slice(0, q);
+    this.query = q === -1 ? '' : url.slice(q + 1);
+  }
+
+  get scheme(): 'http' | 'https' {
+    return (this.#req.socket as Partial<TLSSocket>).encrypted === true ? 'https' : 'http';
+  }
+
+  get localPort(): number | undefined {
+    return this.#req.socket.localPort;
+  }
+
+  get(name: string): string | undefined {
+    const value = this.#req.headers[name];
+    return typeof value === 'string' || value === undefined ? value : value.join(', ');
+  }
+
+  /** Created on first access: most calls never look at it. */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      const controller = new AbortController();
+      this.#controller = controller;
+      const res = this.#res;
+      if (res.closed) {
+        if (!res.writableFinished) controller.abort();
+      } else {
+        res.once('close', () => {
+          if (!res.writableFinished) controller.abort();
+        });
+      }
+    }
+    return this.#controller.signal;
+  }
+
+  readBody(limit: number): Promise<string | Uint8Array | typeof BODY_TOO_LARGE> {
+    if (this.#parsedBody !== undefined) return Promise.resolve(this.#parsedBody);
+    const req = this.#req;
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const onData = (chunk: Buffer): void => {
+        size += chunk.length;
+        if (size > limit) {
+          cleanup();
+          // Stop reading: the rest is never buffered; the response closes the connection.
+          req.pause();
+          resolve(BODY_TOO_LARGE);
+          return;
+        }
+        chunks.push(chunk);
+      };
+      const onEnd = (): void => {
+        cleanup();
+        const single = chunks.length === 1 ? chunks[0] : undefined;
+        resolve((single ?? Buffer.concat(chunks, size)).toString('utf8'));
+      };
+      const onError = (error: Error): void => {
+        cleanup();
+        reject(error);
+      };
+      const onAborted = (): void => onError(new Error('The client aborted the request body'));
+      const cleanup = (): void => {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('error', onError);
+        req.off('aborted', onAborted);
+      };
+      req.on('data', onData);
+      req.on('end', onEnd);
+      req.on('error', onError);
+      req.on('aborted', onAborted);
+    });
+  }
+}
+
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+async function pipeSse(res: ServerResponse, sse: SseSource, heartbeatMs: number): Promise<void> {
+  let closed = false;
+  const onClose = (): void => {
+    closed = true;
+    sse.stop();
+  };
+  res.once('close', onClose);
+  const heartbeat = new SseHeartbeat(heartbeatMs, () => {
+    if (!closed) res.write(SSE_HEARTBEAT);
+  });
+  try {
+    for (;;) {
+      const result = await sse.next();
+      if (result.done === true || closed) break;
+      heartbeat.touch();
+      if (!res.write(result.value) && !closed) await drainedOrClosed(res);
+    }
+  } finally {
+    heartbeat.stop();
+    res.off('close', onClose);
+    if (!closed) res.end();
+  }
+}
+
+/** Serves requests from `node:http` with a core, and counts those in flight for shutdown. */
+export class NodeBridge {
+  readonly #core: HttpCore;
+  readonly #logger: Logger;
+  #inFlight = 0;
+  #draining = false;
+  #idle: (() => void) | undefined;
+
+  constructor(core: HttpCore) {
+    this.#core = core;
+    this.#logger = core.options.logger;
+  }
+
+  /** Requests whose response has not finished (streams included). */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** From now on, responses ask the client to close the connection (graceful shutdown). */
+  drain(): void {
+    this.#draining = true;
+  }
+
+  /** Resolves when no request is in flight, or after `timeoutMs`. */
+  whenIdle(timeoutMs: number): Promise<void> {
+    if (this.#inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      const previous = this.#idle;
+      this.#idle = () => {
+        previous?.();
+        done();
+      };
+    });
+  }
+
+  readonly #onClose = (): void => {
+    this.#inFlight--;
+    if (this.#inFlight === 0 && this.#idle !== undefined) {
+      const idle = this.#idle;
+      this.#idle = undefined;
+      idle();
+    }
+  };
+
+  /** Serves one request. */
+  serve(req: IncomingMessage, res: ServerResponse, options: NodeServeOptions = {}): void {
+    this.#inFlight++;
+    res.once('close', this.#onClose);
+    this.#core
+      .handle(new NodeCoreRequest(req, res, options))
+      .then((response) => this.#write(res, response))
+      .catch((error: unknown) => {
+        // The core answers its own errors; this is a failure to write (e.g. an invalid header).
+        this.#logger.error({ err: error }, 'unexpected error while writing a response');
+        if (!res.headersSent) res.writeHead(500, { 'content-length': '0' }).end();
+        else res.destroy();
+      });
+  }
+
+  #write(res: ServerResponse, response: HttpCoreResponse): void {
+    const headers = response.headers;
+    if (this.#draining || response.closeConnection === true) headers.connection = 'close';
+    if (response.sse !== undefined) {
+      headers.connection ??= 'keep-alive';
+      res.writeHead(response.status, headers);
+      res.flushHeaders();
+      pipeSse(res, response.sse, this.#core.options.heartbeatMs).catch((error: unknown) => {
+        this.#logger.error({ err: error }, 'writing an event stream failed');
+        res.destroy();
+      });
+      return;
+    }
+    const body = response.body;
+    if (body !== undefined) {
+      headers['content-length'] = String(
+        typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength,
+      );
+    }
+    res.writeHead(response.status, headers);
+    res.end(body);
+  }
+}

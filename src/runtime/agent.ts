@@ -1,0 +1,155 @@
+/**
+ * The agent author's API. An agent is a card plus an `execute` function that receives an
+ * {@link AgentContext} for each incoming message and either replies with one direct message or
+ * works on a task through the context's methods. The author never sees sequence numbers, stores
+ * or wire formats.
+ *
+ * @example
+ * ```ts
+ * export const dice = defineAgent({
+ *   card: { name: 'Dice', description: 'Rolls dice', skills: [rollSkill] },
+ *   async execute(ctx) {
+ *     const spec = parseDice(ctx.text);
+ *     if (!spec) return ctx.inputRequired('What should I roll? For example "2d6".');
+ *     await ctx.artifact([textPart(describe(spec)), dataPart({ sum: 7 })]);
+ *     return ctx.complete();
+ *   },
+ * });
+ * ```
+ */
+
+import type {
+  AgentCapabilities,
+  AgentCard,
+  Artifact,
+  Message,
+  Task,
+} from '../protocol/generated/types.js';
+import type { Struct } from '../protocol/json.js';
+import type { MessageContent } from '../protocol/builders.js';
+import type { Principal } from './call-context.js';
+
+/** Who sent the message an execution works on. */
+export interface Caller {
+  readonly principal: Principal;
+  readonly tenant: string;
+}
+
+/** Options of {@link AgentContext.artifact}. */
+export interface ArtifactUpdateOptions {
+  /** Reuse an id to update or extend an artifact; a new UUID otherwise. */
+  artifactId?: string;
+  name?: string;
+  description?: string;
+  metadata?: Struct;
+  extensions?: string[];
+  /** Append these parts to the artifact with the same id instead of replacing it. */
+  append?: boolean;
+  /** This is the artifact's final chunk. */
+  lastChunk?: boolean;
+}
+
+/**
+ * What an execution can see and do. Every method that changes the task resolves once the change
+ * is stored and delivered to the task's readers, so `await` gives natural backpressure. After the
+ * task is canceled (see {@link signal}), changes are dropped silently; after the agent itself ended
+ * the task, a further change is a programming error and rejects with an `InvalidTransitionError`.
+ */
+export interface AgentContext {
+  /** The incoming message, validated, with `taskId` and `contextId` filled in. */
+  readonly message: Message;
+  /** The text of the message's text parts, joined with newlines. */
+  readonly text: string;
+  /** The id of the task this execution works on (created on the first task change). */
+  readonly taskId: string;
+  readonly contextId: string;
+  /**
+   * The task this message continues, as it was when the message arrived (its history ends with
+   * this message), or `undefined` for a message that starts a new task.
+   */
+  readonly task: Task | undefined;
+  /** Earlier tasks of the same context, most recently updated first. */
+  contextTasks(options?: { limit?: number }): Promise<Task[]>;
+  readonly caller: Caller;
+  /** Extensions the client requested that this agent declares. */
+  readonly extensions: readonly string[];
+  /** The request's `configuration.acceptedOutputModes`, if any. */
+  readonly acceptedOutputModes: readonly string[] | undefined;
+  /** The request's `metadata`, if any. */
+  readonly requestMetadata: Struct | undefined;
+  /** Fires when the task is canceled or the server shuts down. */
+  readonly signal: AbortSignal;
+
+  /**
+   * Answers with one direct `Message` and no task (spec 3.1.1). Only allowed as the first and only
+   * action on a message that does not continue a task.
+   */
+  reply(content: MessageContent, options?: { metadata?: Struct }): Promise<void>;
+  /** Marks the task `WORKING`, optionally with a progress message for the client. */
+  working(message?: MessageContent): Promise<void>;
+  /**
+   * Emits an artifact (whole, or a chunk with `append` / `lastChunk`). Returns its id, to pass to
+   * {@link append} for the next chunks.
+   */
+  artifact(content: MessageContent | Artifact, options?: ArtifactUpdateOptions): Promise<string>;
+  /** Appends parts to an artifact emitted earlier: `artifact(content, { artifactId, append: true })`. */
+  append(
+    artifactId: string,
+    content: MessageContent,
+    options?: { lastChunk?: boolean },
+  ): Promise<void>;
+  /** Moves the task to `INPUT_REQUIRED`; the next message on the task resumes it. */
+  inputRequired(message: MessageContent): Promise<void>;
+  /** Moves the task to `AUTH_REQUIRED`, explaining what authorization is needed (spec 7.6.1). */
+  authRequired(message: MessageContent): Promise<void>;
+  /** Completes the task, optionally with a final status message. */
+  complete(message?: MessageContent): Promise<void>;
+  /** Fails the task; the reason is shown to the client. */
+  fail(reason?: MessageContent): Promise<void>;
+  /** Rejects the task: the agent will not perform it. */
+  reject(reason?: MessageContent): Promise<void>;
+}
+
+/**
+ * Runs one execution: a new message, or the next message of an interrupted task. Returning
+ * without ending or interrupting the task completes it; a thrown error fails it with a safe
+ * message (the error itself goes to the log, never to the client).
+ */
+export type AgentExecute = (ctx: AgentContext) => Promise<void> | void;
+
+/** The card fields an agent author writes; the server fills interfaces and capabilities. */
+export type AgentCardInput = Omit<
+  AgentCard,
+  | 'supportedInterfaces'
+  | 'capabilities'
+  | 'version'
+  | 'defaultInputModes'
+  | 'defaultOutputModes'
+  | 'skills'
+> & {
+  /** Defaults to `"1.0.0"`. */
+  version?: string;
+  /** Defaults to `["text/plain"]`. */
+  defaultInputModes?: string[];
+  /** Defaults to `["text/plain"]`. */
+  defaultOutputModes?: string[];
+  skills: AgentCard['skills'];
+  /** Defaults: streaming on, push notifications off, no extended card. */
+  capabilities?: AgentCapabilities;
+};
+
+/** An agent: its card and its logic. */
+export interface AgentDefinition {
+  readonly card: AgentCardInput;
+  readonly execute: AgentExecute;
+  /**
+   * The extended card returned by `GetExtendedAgentCard` (spec 3.1.11); declare
+   * `capabilities.extendedAgentCard` to offer it.
+   */
+  readonly extendedCard?: AgentCardInput;
+}
+
+/** Declares an agent. Identity function that gives agent code full type inference. */
+export function defineAgent(definition: AgentDefinition): AgentDefinition {
+  return definition;
+}

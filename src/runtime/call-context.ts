@@ -1,0 +1,49 @@
+/**
+ * Who is calling and how: the part of a request that is not its payload. Bindings build a
+ * {@link CallContext} from their transport (HTTP headers, gRPC metadata) and hand it to the request
+ * handler, which scopes every task to its principal and tenant (spec 13.1).
+ */
+
+/** The authenticated caller. Until authentication lands, every caller is {@link ANONYMOUS}. */
+export interface Principal {
+  /** Stable identifier of the caller; tasks are owned by it. */
+  readonly id: string;
+  /** True when the request carried no credentials. */
+  readonly anonymous: boolean;
+}
+
+/** The principal of unauthenticated requests. */
+export const ANONYMOUS: Principal = Object.freeze({ id: 'anonymous', anonymous: true });
+
+/** The transport-independent context of one call. */
+export interface CallContext {
+  readonly principal: Principal;
+  /**
+   * The tenant the request addresses (the `tenant` field of the request, or of the interface it
+   * came through); `''` when there is none. Tasks are only visible within their tenant.
+   */
+  readonly tenant: string;
+  /** Extension URIs the client asked for (`A2A-Extensions`). */
+  readonly requestedExtensions: readonly string[];
+  /** The `Major.Minor` protocol version the request was made with. */
+  readonly protocolVersion: string;
+  /**
+   * For `SubscribeToTask`: the `Last-Event-ID` the client resumes after (an event sequence number
+   * as sent in the SSE `id:` field).
+   */
+  readonly lastEventId?: string;
+  /** Fires when the client goes away; never cancels the task itself. */
+  readonly signal?: AbortSignal;
+}
+
+/** Builds a call context with defaults for everything not given. */
+export function createCallContext(init: Partial<CallContext> = {}): CallContext {
+  return {
+    principal: init.principal ?? ANONYMOUS,
+    tenant: init.tenant ?? '',
+    requestedExtensions: init.requestedExtensions ?? [],
+    protocolVersion: init.protocolVersion ?? '1.0',
+    ...(init.lastEventId === undefined ? {} : { lastEventId: init.lastEventId }),
+    ...(init.signal === undefined ? {} : { signal: init.signal }),
+  };
+}

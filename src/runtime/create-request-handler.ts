@@ -1,0 +1,397 @@
+/**
+ * The task runtime behind every binding: {@link createRequestHandler} turns an agent definition
+ * and a task store into an {@link A2ARequestHandler}.
+ *
+ * Messages to a running task: a task that is `SUBMITTED` or `WORKING` already has an execution,
+ * and a second one must never start. Such a message is refused with `UnsupportedOperationError`
+ * (-32004) telling the client to wait for `INPUT_REQUIRED`/`AUTH_REQUIRED` or to cancel. A
+ * message to an interrupted task resumes it: exactly one concurrent message wins (a conditional
+ * store write), the others are refused the same way.
+ */
+
+import type {
+  AgentCapabilities,
+  CancelTaskRequest,
+  GetTaskRequest,
+  ListTasksRequest,
+  ListTasksResponse,
+  ListTaskPushNotificationConfigsResponse,
+  SendMessageRequest,
+  SendMessageResponse,
+  SubscribeToTaskRequest,
+  Task,
+  TaskPushNotificationConfig,
+} from '../protocol/generated/types.js';
+import {
+  InternalError,
+  InvalidParamsError,
+  TaskNotCancelableError,
+  UnsupportedOperationError,
+} from '../protocol/errors.js';
+import { isTerminalState } from '../protocol/task-state.js';
+import { MemoryTaskStore } from '../stores/memory-task-store.js';
+import type { StoredTask, TaskScope, TaskStore } from '../stores/task-store.js';
+import type { AgentDefinition } from './agent.js';
+import {
+  acceptedInputModes,
+  completeCard,
+  effectiveCapabilities,
+  extendedCardOf,
+  negotiateExtensions,
+  pushNotificationsUnavailable,
+  requireStreaming,
+  type RuntimeCard,
+} from './agent-capabilities.js';
+import type { CallContext } from './call-context.js';
+import { decodePageToken, encodePageToken } from './list-page-token.js';
+import { silentLogger, type Logger } from './logger.js';
+import type { A2ARequestHandler, EventStream } from './request-handler.js';
+import { streamEvent, type StreamEvent } from './stream-event.js';
+import type { TaskEventHub } from './task-event-hub.js';
+import { createTaskRuntime, type TaskRuntime } from './task-runtime.js';
+import { TaskEventStream } from './task-event-stream.js';
+import { admitMessage } from './message-intake.js';
+import { readTask } from './read-task.js';
+import { waitAtMost } from './wait-at-most.js';
+import type { TaskExecution } from './task-execution.js';
+import { TaskRun } from './task-run.js';
+
+/** Options of {@link createRequestHandler}. */
+export interface RequestHandlerOptions {
+  readonly agent: AgentDefinition;
+  /**
+   * The runtime of the store this agent's tasks live in, shared by every agent served from that
+   * store. Defaults to a runtime over `store`, started at once.
+   */
+  readonly runtime?: TaskRuntime;
+  /** Where tasks live, when no `runtime` is given. Defaults to a new {@link MemoryTaskStore}. */
+  readonly store?: TaskStore;
+  /** The namespace of this agent's tasks in a shared store. Defaults to the card's name. */
+  readonly agentName?: string;
+  readonly logger?: Logger;
+  /** Live events a stream holds in memory before it catches up from the store. Default 256. */
+  readonly streamBufferSize?: number;
+  /** How long a message to an interrupted task waits for the previous execution to return. */
+  readonly resumeWaitMs?: number;
+}
+
+const DEFAULT_PAGE_SIZE = 50;
+
+/** How long executions may take to return once their task was canceled at shutdown. */
+const SHUTDOWN_GRACE_MS = 1_000;
+
+/** Creates the request handler of one agent. */
+export function createRequestHandler(options: RequestHandlerOptions): A2ARequestHandler {
+  return new RuntimeRequestHandler(options);
+}
+
+class RuntimeRequestHandler implements A2ARequestHandler {
+  readonly card: RuntimeCard;
+  readonly capabilities: AgentCapabilities;
+  readonly #agent: AgentDefinition;
+  readonly #agentName: string;
+  readonly #runtime: TaskRuntime;
+  readonly #ownsRuntime: boolean;
+  readonly #store: TaskStore;
+  readonly #logger: Logger;
+  readonly #hub: TaskEventHub;
+  readonly #bufferSize: number;
+  readonly #resumeWaitMs: number;
+  readonly #inputModes: string[];
+  readonly #executions = new Map<string, TaskExecution>();
+  readonly #streams = new Set<TaskEventStream>();
+  readonly #shutdown = new AbortController();
+
+  constructor(options: RequestHandlerOptions) {
+    this.#agent = options.agent;
+    this.#agentName = options.agentName ?? options.agent.card.name;
+    this.#logger = options.logger ?? options.runtime?.logger ?? silentLogger;
+    this.#ownsRuntime = options.runtime === undefined;
+    this.#runtime =
+      options.runtime ?? ownRuntime(options.store ?? new MemoryTaskStore(), this.#logger);
+    this.#store = this.#runtime.store;
+    this.#hub = this.#runtime.hub;
+    this.#bufferSize = options.streamBufferSize ?? 256;
+    this.#resumeWaitMs = options.resumeWaitMs ?? 5_000;
+    this.capabilities = effectiveCapabilities(options.agent, this.#logger);
+    this.card = completeCard(options.agent.card, this.capabilities);
+    this.#inputModes = acceptedInputModes(this.card);
+  }
+
+  #scope(call: CallContext): TaskScope {
+    return { agent: this.#agentName, tenant: call.tenant, owner: call.principal.id };
+  }
+
+  #getStored(call: CallContext, taskId: string, historyLength?: number): Promise<StoredTask> {
+    return readTask(this.#store, this.#scope(call), taskId, historyLength);
+  }
+
+  negotiateExtensions(call: CallContext): readonly string[] {
+    return negotiateExtensions(this.capabilities, call.requestedExtensions);
+  }
+
+  /** Validates a message and prepares the execution that will answer it (not started yet). */
+  #admit(call: CallContext, request: SendMessageRequest): Promise<TaskExecution> {
+    if (this.#shutdown.signal.aborted) {
+      return Promise.reject(
+        new UnsupportedOperationError('The server is shutting down; retry on another replica'),
+      );
+    }
+    return admitMessage(
+      {
+        agent: this.#agent,
+        runtime: this.#runtime,
+        inputModes: this.#inputModes,
+        executions: this.#executions,
+        resumeWaitMs: this.#resumeWaitMs,
+      },
+      { scope: this.#scope(call), call, extensions: this.negotiateExtensions(call) },
+      request,
+    );
+  }
+
+  #track(execution: TaskExecution): void {
+    this.#executions.set(execution.taskId, execution);
+    this.#runtime.registerRun(execution.run);
+    void execution.done.then(async () => {
+      if (this.#executions.get(execution.taskId) === execution) {
+        this.#executions.delete(execution.taskId);
+      }
+      // The lease goes with the execution: an interrupted task waits without one.
+      if (execution.run.seq === 0) return;
+      try {
+        await this.#runtime.releaseRun(execution.run);
+      } catch (error) {
+        this.#logger.error(
+          { err: error, taskId: execution.taskId },
+          'could not release the task lease',
+        );
+      }
+    });
+  }
+
+  async sendMessage(call: CallContext, request: SendMessageRequest): Promise<SendMessageResponse> {
+    const execution = await this.#admit(call, request);
+    this.#track(execution);
+    void execution.start();
+    const outcome = await execution.outcome;
+    if (outcome.kind === 'message') return { message: outcome.message };
+    const historyLength = request.configuration?.historyLength;
+    if (request.configuration?.returnImmediately !== true) {
+      // Settles on a terminal or interrupted state once it is stored, also one written by
+      // another replica (the run refreshes itself when told) — or when the execution ends.
+      await Promise.race([execution.run.untilSettled(), execution.done]);
+    }
+    const stored = await this.#store.getTask(
+      this.#scope(call),
+      execution.taskId,
+      historyLength === undefined ? undefined : { historyLength },
+    );
+    if (stored === undefined) {
+      throw new InternalError('The task could not be stored', {
+        metadata: { taskId: execution.taskId },
+      });
+    }
+    return { task: stored.task };
+  }
+
+  async sendStreamingMessage(call: CallContext, request: SendMessageRequest): Promise<EventStream> {
+    requireStreaming(this.capabilities, 'SendStreamingMessage');
+    const execution = await this.#admit(call, request);
+    const resumed = execution.task !== undefined;
+    const stream = this.#openStream(execution.taskId, {
+      afterSeq: resumed ? execution.run.seq : 0,
+      ...(resumed ? { first: streamEvent(execution.run.seq, { task: execution.task }) } : {}),
+      catchUp: false,
+    });
+    this.#track(execution);
+    void execution.start();
+    const outcome = await execution.outcome;
+    if (outcome.kind === 'message') {
+      await stream.return();
+      return singleEvent(streamEvent(undefined, { message: outcome.message }));
+    }
+    if (outcome.task === undefined && !resumed) {
+      await stream.return();
+      throw new InternalError('The task could not be stored', {
+        metadata: { taskId: execution.taskId },
+      });
+    }
+    return stream;
+  }
+
+  #openStream(
+    taskId: string,
+    position: { afterSeq: number; first?: StreamEvent; catchUp: boolean },
+  ): TaskEventStream {
+    const stream: TaskEventStream = new TaskEventStream({
+      store: this.#store,
+      hub: this.#hub,
+      logger: this.#logger,
+      taskId,
+      bufferSize: this.#bufferSize,
+      ...position,
+      onClose: () => this.#streams.delete(stream),
+    });
+    this.#streams.add(stream);
+    return stream;
+  }
+
+  async getTask(call: CallContext, request: GetTaskRequest): Promise<Task> {
+    return (await this.#getStored(call, request.id, request.historyLength)).task;
+  }
+
+  async listTasks(call: CallContext, request: ListTasksRequest): Promise<ListTasksResponse> {
+    const state = request.status === 'TASK_STATE_UNSPECIFIED' ? undefined : request.status;
+    const contextId = request.contextId === '' ? undefined : request.contextId;
+    const statusTimeFrom =
+      request.statusTimestampAfter === undefined
+        ? undefined
+        : Date.parse(request.statusTimestampAfter);
+    const scope = this.#scope(call);
+    const filters = { scope, contextId, state, statusTimeFrom };
+    const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
+    const token =
+      request.pageToken === undefined || request.pageToken === ''
+        ? undefined
+        : decodePageToken(request.pageToken, filters);
+    const page = await this.#store.listTasks(scope, {
+      pageSize,
+      includeArtifacts: request.includeArtifacts === true,
+      countTotal: token === undefined,
+      ...(contextId === undefined ? {} : { contextId }),
+      ...(state === undefined ? {} : { state }),
+      ...(statusTimeFrom === undefined ? {} : { statusTimeFrom }),
+      ...(token === undefined ? {} : { after: token.cursor }),
+      ...(request.historyLength === undefined ? {} : { historyLength: request.historyLength }),
+    });
+    const totalSize = token?.totalSize ?? page.totalSize ?? 0;
+    return {
+      tasks: page.tasks,
+      nextPageToken:
+        page.next === undefined ? '' : encodePageToken({ cursor: page.next, totalSize }, filters),
+      pageSize,
+      totalSize,
+    };
+  }
+
+  async cancelTask(call: CallContext, request: CancelTaskRequest): Promise<Task> {
+    const stored = await this.#getStored(call, request.id, 0);
+    const notCancelable = (state: string): TaskNotCancelableError =>
+      new TaskNotCancelableError(`Task ${request.id} is ${state} and can no longer be canceled`, {
+        metadata: { taskId: request.id, state },
+      });
+    if (isTerminalState(stored.state)) throw notCancelable(stored.state);
+    const running = this.#executions.get(request.id)?.run;
+    const run =
+      running ??
+      new TaskRun(this.#runtime.deps, {
+        scope: this.#scope(call),
+        taskId: request.id,
+        contextId: stored.task.contextId ?? '',
+        seq: stored.seq,
+        state: stored.state,
+      });
+    const canceled = await run.cancel();
+    const after = await this.#getStored(call, request.id);
+    if (!canceled && after.state !== 'TASK_STATE_CANCELED') throw notCancelable(after.state);
+    return after.task;
+  }
+
+  async subscribeToTask(call: CallContext, request: SubscribeToTaskRequest): Promise<EventStream> {
+    requireStreaming(this.capabilities, 'SubscribeToTask');
+    const stored = await this.#getStored(call, request.id);
+    if (call.lastEventId !== undefined) {
+      const afterSeq = parseLastEventId(call.lastEventId, stored.seq);
+      if (isTerminalState(stored.state) && afterSeq >= stored.seq) return singleEvent(undefined);
+      return this.#openStream(request.id, { afterSeq, catchUp: true });
+    }
+    if (isTerminalState(stored.state)) {
+      throw new UnsupportedOperationError(
+        `Task ${request.id} is ${stored.state}; there is nothing to subscribe to (use GetTask, or resume with Last-Event-ID)`,
+        { metadata: { taskId: request.id, state: stored.state } },
+      );
+    }
+    // Events written between the read above and this subscription are caught up from the store.
+    return this.#openStream(request.id, {
+      afterSeq: stored.seq,
+      first: streamEvent(stored.seq, { task: stored.task }),
+      catchUp: true,
+    });
+  }
+
+  createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
+    return Promise.reject(pushNotificationsUnavailable());
+  }
+
+  getTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
+    return Promise.reject(pushNotificationsUnavailable());
+  }
+
+  listTaskPushNotificationConfigs(): Promise<ListTaskPushNotificationConfigsResponse> {
+    return Promise.reject(pushNotificationsUnavailable());
+  }
+
+  deleteTaskPushNotificationConfig(): Promise<void> {
+    return Promise.reject(pushNotificationsUnavailable());
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await -- errors must become rejections
+  async getExtendedAgentCard(): Promise<RuntimeCard> {
+    return extendedCardOf(this.#agent, this.capabilities);
+  }
+
+  async shutdown(options: { deadlineMs?: number } = {}): Promise<void> {
+    if (!this.#shutdown.signal.aborted) this.#shutdown.abort();
+    const deadline = Date.now() + (options.deadlineMs ?? 10_000);
+    const remaining = (): number => Math.max(0, deadline - Date.now());
+    const pending = [...this.#executions.values()].map((execution) => execution.done);
+    await waitAtMost(Promise.all(pending), remaining());
+    const left = [...this.#executions.values()];
+    for (const execution of left) execution.run.abort();
+    await Promise.all(left.map((execution) => execution.run.cancel()));
+    // Canceled tasks are recorded; an agent that ignores its signal gets a moment to return,
+    // not the power to hold the process.
+    await waitAtMost(Promise.all(left.map((execution) => execution.done)), SHUTDOWN_GRACE_MS);
+    // Streams end by themselves after their task's final event, once their clients have read
+    // it: give them the rest of the deadline (and at least the grace period for the events of
+    // tasks canceled just now), then close what is left, e.g. streams of interrupted tasks.
+    const streams = [...this.#streams];
+    await waitAtMost(
+      Promise.all(streams.map((stream) => stream.closed)),
+      Math.max(remaining(), SHUTDOWN_GRACE_MS),
+    );
+    await Promise.all([...this.#streams].map((stream) => stream.return()));
+    if (this.#ownsRuntime) await this.#runtime.close();
+  }
+}
+
+function singleEvent(event: StreamEvent | undefined): EventStream {
+  return {
+    async *[Symbol.asyncIterator]() {
+      if (event !== undefined) yield await Promise.resolve(event);
+    },
+  };
+}
+
+function parseLastEventId(value: string, lastSeq: number): number {
+  const trimmed = value.trim();
+  const seq = /^\d{1,15}$/.test(trimmed) ? Number(trimmed) : NaN;
+  if (Number.isNaN(seq) || seq > lastSeq) {
+    throw InvalidParamsError.fromViolations([
+      {
+        field: 'Last-Event-ID',
+        description: `must be the id of an event of this task (0 to ${lastSeq}), got ${JSON.stringify(value)}`,
+      },
+    ]);
+  }
+  return seq;
+}
+
+function ownRuntime(store: TaskStore, logger: Logger): TaskRuntime {
+  const runtime = createTaskRuntime({ store, logger });
+  runtime.start().catch((error: unknown) => {
+    logger.error({ err: error }, 'the task runtime failed to start');
+  });
+  return runtime;
+}

@@ -1,0 +1,49 @@
+/**
+ * One event of a stream as bindings send it: the `StreamResponse` payload, its JSON serialized at
+ * most once (bindings splice it into their frames instead of re-serializing per stream, and a
+ * durable store persists the same string), and the sequence number of the task's event log it
+ * corresponds to (the SSE `id:`).
+ */
+
+import type { StreamResponse } from '../protocol/generated/types.js';
+
+/** An event delivered on a stream. */
+export interface StreamEvent {
+  /**
+   * The position in the task's event log, sent as the SSE `id:` so that a client can resume with
+   * `Last-Event-ID`. A snapshot sent at subscription time carries the sequence number of the last
+   * event it reflects. Absent for a direct `Message` answer, which has no task and no log.
+   */
+  readonly seq: number | undefined;
+  readonly payload: StreamResponse;
+  /** `JSON.stringify(payload)`, computed once, on first use. */
+  readonly json: string;
+}
+
+/**
+ * An event whose JSON is computed on first use: a task nobody streams and that lives in memory
+ * never pays for serialization. The payload must not be changed after construction.
+ */
+class LazyStreamEvent<S extends number | undefined> implements StreamEvent {
+  readonly seq: S;
+  readonly payload: StreamResponse;
+  #json: string | undefined;
+
+  constructor(seq: S, payload: StreamResponse) {
+    this.seq = seq;
+    this.payload = payload;
+  }
+
+  get json(): string {
+    this.#json ??= JSON.stringify(this.payload);
+    return this.#json;
+  }
+}
+
+/** Builds a stream event; its JSON is serialized once, when first needed. */
+export function streamEvent<S extends number | undefined>(
+  seq: S,
+  payload: StreamResponse,
+): StreamEvent & { readonly seq: S } {
+  return new LazyStreamEvent(seq, payload);
+}

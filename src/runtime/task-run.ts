@@ -1,0 +1,295 @@
+/**
+ * One task while an execution works on it: the only writer of the task in this process. Writes
+ * are applied strictly one after another — check the transition, append the event and its
+ * mutations in one conditional store write, then publish to readers — so that every reader sees
+ * the same order and the stored projection always matches the log.
+ *
+ * Cancellation wins over the agent: once `cancel()` is called, writes the agent has queued or
+ * makes later are dropped (they resolve without effect) and the task ends CANCELED even if the
+ * agent ignores its abort signal. A conditional write that finds the task changed by someone else
+ * (another replica) reloads the task; if it has ended meanwhile, the run stops writing too.
+ */
+
+import type { Message, Task, TaskState } from '../protocol/generated/types.js';
+import { InvalidTransitionError } from '../protocol/local-errors.js';
+import {
+  assertTransition,
+  isFinalOrInterruptedState,
+  isInterruptedState,
+  isTerminalState,
+} from '../protocol/task-state.js';
+import type { TaskScope, TaskStore } from '../stores/task-store.js';
+import type { Logger } from './logger.js';
+import { streamEvent } from './stream-event.js';
+import { resumeChange, statusChange, targetStateOf, type TaskChange } from './task-changes.js';
+import type { TaskEventHub } from './task-event-hub.js';
+
+/** What a run needs from the runtime around it. */
+export interface TaskRunDependencies {
+  readonly store: TaskStore;
+  readonly hub: TaskEventHub;
+  readonly logger: Logger;
+  /** The lease a new task is created with: this process holds it while the task runs. */
+  readonly lease?: { readonly holder: string; readonly ms: number };
+}
+
+/** Where a run starts: an existing task (its last seq and state) or a task yet to create. */
+export interface TaskRunInit {
+  readonly scope: TaskScope;
+  readonly taskId: string;
+  readonly contextId: string;
+  /** 0 for a task that does not exist yet. */
+  readonly seq: number;
+  readonly state: TaskState;
+}
+
+/** The result of a write: applied, or dropped because the task was canceled or ended elsewhere. */
+export type WriteOutcome = 'applied' | 'dropped';
+
+const ignore = (): void => {};
+
+/** The serialized writer of one task. */
+export class TaskRun {
+  readonly scope: TaskScope;
+  readonly taskId: string;
+  readonly contextId: string;
+  readonly #deps: TaskRunDependencies;
+  #seq: number;
+  #state: TaskState;
+  #tail: Promise<unknown> = Promise.resolve();
+  #pending = 0;
+  #stopped = false;
+  /** A cancel is queued: the run settles when its CANCELED status is stored, not before. */
+  #cancelPending = 0;
+  // Created on demand: most executions never look at their signal.
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #settled: { promise: Promise<void>; resolve: () => void } | undefined;
+
+  constructor(deps: TaskRunDependencies, init: TaskRunInit) {
+    this.#deps = deps;
+    this.scope = init.scope;
+    this.taskId = init.taskId;
+    this.contextId = init.contextId;
+    this.#seq = init.seq;
+    this.#state = init.state;
+  }
+
+  /** The state after the last applied write. */
+  get state(): TaskState {
+    return this.#state;
+  }
+
+  /** The sequence number of the last applied event (0 before the task is created). */
+  get seq(): number {
+    return this.#seq;
+  }
+
+  /** True once the task was canceled or ended by another writer: agent writes are dropped. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  /** Fires when the task is canceled (here or elsewhere) or {@link abort} is called. */
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort();
+    }
+    return this.#controller.signal;
+  }
+
+  /** Fires the abort signal without changing the task (server shutdown). */
+  abort(): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#controller?.abort();
+  }
+
+  /**
+   * Resolves once the task is terminal or interrupted, or the run stopped: where a blocking
+   * `SendMessage` returns.
+   */
+  untilSettled(): Promise<void> {
+    if (this.#settled === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.#settled = { promise, resolve };
+      this.#checkSettled();
+    }
+    return this.#settled.promise;
+  }
+
+  #checkSettled(): void {
+    if (this.#settled === undefined) return;
+    if (isFinalOrInterruptedState(this.#state) || (this.#stopped && this.#cancelPending === 0)) {
+      this.#settled.resolve();
+    }
+  }
+
+  #stop(): void {
+    this.#stopped = true;
+    this.abort();
+    this.#checkSettled();
+  }
+
+  #enqueue<T>(write: () => Promise<T>): Promise<T> {
+    // An idle run writes at once; a busy one queues behind the writes already accepted.
+    const result = this.#pending === 0 ? write() : this.#tail.then(write);
+    this.#pending++;
+    // The queue must go on after a failed write; the failure itself reaches `result`'s caller.
+    this.#tail = result.then(this.#done, this.#done);
+    return result;
+  }
+
+  readonly #done = (): void => {
+    this.#pending--;
+  };
+
+  /** Resolves when every write queued so far has settled. */
+  idle(): Promise<void> {
+    return this.#pending === 0 ? Promise.resolve() : this.#tail.then(ignore);
+  }
+
+  /** Creates the task: its first event is the `Task` snapshot, in `SUBMITTED` state. */
+  create(userMessage: Message): Promise<Task> {
+    return this.#enqueue(async () => {
+      const task: Task = {
+        id: this.taskId,
+        contextId: this.contextId,
+        status: { state: 'TASK_STATE_SUBMITTED', timestamp: new Date().toISOString() },
+        history: [userMessage],
+      };
+      const event = streamEvent(1, { task });
+      const lease = this.#deps.lease;
+      await this.#deps.store.createTask({
+        scope: this.scope,
+        task,
+        event,
+        ...(lease === undefined ? {} : { leaseHolder: lease.holder, leaseMs: lease.ms }),
+      });
+      this.#seq = 1;
+      this.#state = 'TASK_STATE_SUBMITTED';
+      this.#deps.hub.publish(this.taskId, event);
+      this.#checkSettled();
+      return task;
+    });
+  }
+
+  /**
+   * Applies a change built from the current state. Rejects with `InvalidTransitionError` when the
+   * state machine forbids it (e.g. the agent already completed the task).
+   */
+  write(build: (state: TaskState) => TaskChange): Promise<WriteOutcome> {
+    return this.#enqueue(async () => {
+      if (this.#stopped) return 'dropped';
+      for (;;) {
+        const change = build(this.#state);
+        const target = targetStateOf(change);
+        if (target !== undefined) assertTransition(this.#state, target);
+        else if (isTerminalState(this.#state)) {
+          throw new InvalidTransitionError(
+            this.#state,
+            this.#state,
+            `Task ${this.taskId} is ${this.#state}; it cannot receive artifacts any more`,
+          );
+        }
+        if (await this.#append(change)) return 'applied';
+        if (await this.#reloadAndCheckEnded()) return 'dropped';
+      }
+    });
+  }
+
+  /**
+   * Applies a change only if the task has not moved since `seq` was read: one conditional write,
+   * no retry. Used to fail orphaned tasks without racing a live execution.
+   */
+  writeIfUnchanged(change: TaskChange): Promise<WriteOutcome> {
+    return this.#enqueue(async () => ((await this.#append(change)) ? 'applied' : 'dropped'));
+  }
+
+  /**
+   * Re-reads the task after another process wrote to it; stops the run (and fires its abort
+   * signal) if the task has ended, e.g. canceled through another replica.
+   */
+  refresh(): Promise<void> {
+    return this.#enqueue(async () => {
+      await this.#reloadAndCheckEnded();
+    });
+  }
+
+  /**
+   * Resumes an interrupted task with the client's next message. Resolves to false, writing
+   * nothing, when the task is not (or no longer) interrupted — e.g. another message resumed it
+   * first — so that a task never has two executions.
+   */
+  resume(userMessage: Message): Promise<boolean> {
+    return this.#enqueue(async () => {
+      for (;;) {
+        if (!isInterruptedState(this.#state)) return false;
+        if (await this.#append(resumeChange(this.taskId, this.contextId, userMessage))) return true;
+        if (await this.#reloadAndCheckEnded()) return false;
+      }
+    });
+  }
+
+  /**
+   * Cancels the task: drops every agent write from now on, fires the abort signal and appends
+   * the `CANCELED` status. Resolves to false when the task had already ended.
+   */
+  cancel(): Promise<boolean> {
+    this.#cancelPending++;
+    this.#stop();
+    const canceled = this.#enqueue(async () => {
+      for (;;) {
+        if (isTerminalState(this.#state)) return false;
+        const change = statusChange(this.taskId, this.contextId, 'TASK_STATE_CANCELED', undefined);
+        if (await this.#append(change)) return true;
+        if (await this.#reloadAndCheckEnded()) return false;
+      }
+    });
+    const settle = (): void => {
+      this.#cancelPending--;
+      this.#checkSettled();
+    };
+    canceled.then(settle, settle);
+    return canceled;
+  }
+
+  async #append(change: TaskChange): Promise<boolean> {
+    const event = streamEvent(this.#seq + 1, change.payload);
+    const result = await this.#deps.store.append({
+      taskId: this.taskId,
+      expectedSeq: this.#seq,
+      events: [event],
+      mutations: change.mutations,
+    });
+    if (!result.ok) return false;
+    this.#seq = result.seq;
+    this.#state = change.state;
+    this.#deps.hub.publish(this.taskId, event);
+    this.#checkSettled();
+    return true;
+  }
+
+  /** After a refused write: reloads seq and state; true when the task has ended meanwhile. */
+  async #reloadAndCheckEnded(): Promise<boolean> {
+    const stored = await this.#deps.store.getTask(this.scope, this.taskId, {
+      historyLength: 0,
+      includeArtifacts: false,
+    });
+    if (stored === undefined) {
+      this.#stop();
+      this.#deps.logger.warn({ taskId: this.taskId }, 'task vanished while running');
+      return true;
+    }
+    this.#seq = stored.seq;
+    this.#state = stored.state;
+    if (!isTerminalState(stored.state)) {
+      this.#checkSettled();
+      return false;
+    }
+    this.#stop();
+    return true;
+  }
+}

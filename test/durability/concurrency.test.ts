@@ -1,0 +1,169 @@
+/**
+ * Concurrent clients over real HTTP: many streams writing to different tasks at once each get
+ * their own task's events, stored exactly as delivered; many messages racing to resume the same
+ * interrupted task start exactly one execution, and the history holds that one message once.
+ * On every store.
+ */
+
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { textPart, type Message, type Task } from '../../src/index.js';
+import { defineAgent } from '../../src/server.js';
+import { inProcessServers } from './support/in-process.js';
+import {
+  artifactParts,
+  chunkTexts,
+  historyOf,
+  idsOf,
+  range,
+  stateOf,
+  taskIdOf,
+  userText,
+  type Frame,
+  type RpcReply,
+} from './support/json-rpc.js';
+import { STORE_NAMES, skipWithoutPostgres } from './support/stores.js';
+import { Counter, deferred, within } from './support/sync.js';
+
+const STREAMS = 50;
+const CHUNKS = 10;
+const RACERS = 10;
+
+/** Streams `CHUNKS` chunks named after the message text, yielding the event loop between them. */
+const producer = defineAgent({
+  card: {
+    name: 'Producer',
+    description: 'Streams chunks named after the message',
+    skills: [{ id: 'produce', name: 'Produce', description: 'Chunks', tags: ['test'] }],
+  },
+  async execute(ctx) {
+    const tag = ctx.text;
+    await ctx.working(`on it ${tag}`);
+    let artifactId = '';
+    for (let i = 0; i < CHUNKS; i++) {
+      await nextTurn();
+      const last = i === CHUNKS - 1;
+      if (i === 0) artifactId = await ctx.artifact(textPart(`${tag}:0`), { lastChunk: last });
+      else await ctx.append(artifactId, textPart(`${tag}:${i}`), { lastChunk: last });
+    }
+    await ctx.complete(`done ${tag}`);
+  },
+});
+
+/** The history a stream told its client about: the snapshot's, then each status message. */
+function deliveredHistory(frames: readonly Frame[]): Message[] {
+  return frames.flatMap((frame) => {
+    const r = frame.result;
+    if (r?.task !== undefined) return r.task.history ?? [];
+    const message = r?.statusUpdate?.status.message;
+    return message === undefined ? [] : [message];
+  });
+}
+
+describe.each(STORE_NAMES)('Concurrent clients [%s store]', (storeName) => {
+  if (skipWithoutPostgres(storeName)) return;
+  const serve = inProcessServers();
+
+  it(`${STREAMS} concurrent streams to different tasks: each task stores exactly what its stream delivered`, async () => {
+    const agent = (await serve(storeName, { '': producer })).endpoint();
+    const tags = range(0, STREAMS).map((i) => `client-${i}`);
+    const streams = await Promise.all(tags.map((tag) => agent.stream(userText(tag))));
+    const delivered = await Promise.all(streams.map((stream) => stream.rest()));
+
+    const events = CHUNKS + 3;
+    for (const [i, frames] of delivered.entries()) {
+      const tag = tags[i] as string;
+      const taskId = taskIdOf(frames[0]);
+      expect(idsOf(frames), tag).toEqual(range(1, events));
+      expect(frames.map(taskIdOf), tag).toEqual(Array<string>(events).fill(taskId));
+      expect(chunkTexts(frames), tag).toEqual(range(0, CHUNKS).map((c) => `${tag}:${c}`));
+      expect(stateOf(frames.at(-1)), tag).toBe('TASK_STATE_COMPLETED');
+
+      const stored = await agent.getTask(taskId);
+      expect(artifactParts(stored), tag).toEqual([chunkTexts(frames)]);
+      expect(stored.history, tag).toEqual(deliveredHistory(frames));
+      expect(historyOf(stored), tag).toEqual([
+        `user: ${tag}`,
+        `agent: on it ${tag}`,
+        `agent: done ${tag}`,
+      ]);
+      expect(stored.status, tag).toEqual(frames.at(-1)?.result?.statusUpdate?.status);
+      const log = await (await agent.subscribe(taskId, 0)).rest();
+      expect(
+        log.map((f) => f.resultJson),
+        tag,
+      ).toEqual(frames.map((f) => f.resultJson));
+    }
+    const listed = await agent.listTasks({ pageSize: 100 });
+    expect(listed.totalSize).toBe(STREAMS);
+    expect(new Set(listed.tasks.map((task) => task.id))).toEqual(
+      new Set(delivered.map((frames) => taskIdOf(frames[0]))),
+    );
+  });
+
+  it(`${RACERS} concurrent messages to the same INPUT_REQUIRED task: one resumes it, once; the others get -32004`, async () => {
+    const executions: string[] = [];
+    const release = deferred();
+    const agent = (
+      await serve(storeName, {
+        '': defineAgent({
+          card: {
+            name: 'Asker',
+            description: 'Asks, then answers the first reply',
+            skills: [{ id: 'ask', name: 'Ask', description: 'Asks', tags: ['test'] }],
+          },
+          async execute(ctx) {
+            if (ctx.task === undefined) return ctx.inputRequired('which one?');
+            executions.push(ctx.text);
+            await release.promise;
+            await ctx.artifact(textPart(`got ${ctx.text}`));
+            await ctx.complete();
+          },
+        }),
+      })
+    ).endpoint();
+    const task = await agent.sendTask(userText('first'));
+    expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+
+    const refused = new Counter();
+    const replies = range(0, RACERS).map((i) =>
+      agent
+        .call<{ task?: Task }>('SendMessage', {
+          message: userText(`answer-${i}`, { taskId: task.id }),
+        })
+        .then((reply: RpcReply<{ task?: Task }>) => {
+          if (reply.error !== undefined) refused.increment();
+          return reply;
+        }),
+    );
+    // The accepted execution waits for the test: every other message meets a running task.
+    await within(refused.reached(RACERS - 1), 10_000, `${RACERS - 1} refusals`);
+    release.resolve();
+    const settled = await Promise.all(replies);
+
+    const accepted = settled.filter((reply) => reply.error === undefined);
+    expect(accepted).toHaveLength(1);
+    expect(settled.filter((reply) => reply.error?.code === -32004)).toHaveLength(RACERS - 1);
+    expect(executions).toHaveLength(1);
+    const winner = executions[0] as string;
+    expect(accepted[0]?.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
+
+    const stored = await agent.getTask(task.id);
+    expect(stored.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(historyOf(stored)).toEqual(['user: first', 'agent: which one?', `user: ${winner}`]);
+    expect(artifactParts(stored)).toEqual([[`got ${winner}`]]);
+    // A replay, like a live stream, ends at an interrupted state: the log is read in two parts.
+    const beforeResume = await (await agent.subscribe(task.id, 0)).rest();
+    expect(idsOf(beforeResume)).toEqual([1, 2]);
+    const afterResume = await (await agent.subscribe(task.id, 2)).rest();
+    const log = [...beforeResume, ...afterResume];
+    expect(idsOf(log)).toEqual([1, 2, 3, 4, 5]);
+    expect(log.map((frame) => stateOf(frame) ?? 'artifact')).toEqual([
+      'TASK_STATE_SUBMITTED',
+      'TASK_STATE_INPUT_REQUIRED',
+      'TASK_STATE_WORKING',
+      'artifact',
+      'TASK_STATE_COMPLETED',
+    ]);
+  });
+});
