@@ -14,6 +14,14 @@ interface CommandEntry {
 
 const commands: Record<string, CommandEntry> = {
   serve: { summary: 'Serve the demo agents over A2A', load: () => import('./serve.js') },
+  card: { summary: "Show an agent's card and check it", load: () => import('./card.js') },
+  send: { summary: 'Send a message and print the answer', load: () => import('./send.js') },
+  stream: { summary: 'Send a message and follow the task live', load: () => import('./stream.js') },
+  chat: { summary: 'Talk with an agent, turn after turn', load: () => import('./chat.js') },
+  tasks: { summary: 'List tasks', load: () => import('./tasks.js') },
+  get: { summary: 'Show a task', load: () => import('./get.js') },
+  cancel: { summary: 'Cancel a task', load: () => import('./cancel.js') },
+  subscribe: { summary: 'Follow a running task live', load: () => import('./subscribe.js') },
 };
 
 function version(): string {

@@ -1,0 +1,86 @@
+/**
+ * The options every client command takes — credentials, extra headers, the binding, the time
+ * limit and the output style — and their translation into the client's {@link ClientOptions}.
+ * Commands spread {@link SHARED_OPTIONS} into their own `parseArgs` table, so the flags are
+ * spelled and checked the same way everywhere.
+ */
+
+import type { ParseArgsConfig } from 'node:util';
+import type { ClientOptions, ProtocolBindingName } from '../client.js';
+import { parseDuration, parseHeader, UsageFailure } from './cli-values.js';
+import type { TerminalSettings } from './terminal.js';
+
+/** A `parseArgs` option table. */
+export type OptionTable = NonNullable<ParseArgsConfig['options']>;
+
+/** The flags shared by every client command. */
+export const SHARED_OPTIONS = {
+  token: { type: 'string' },
+  header: { type: 'string', multiple: true },
+  binding: { type: 'string' },
+  timeout: { type: 'string' },
+  json: { type: 'boolean' },
+  'no-color': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies OptionTable;
+
+/** The help text of {@link SHARED_OPTIONS}, appended to each command's help. */
+export const SHARED_HELP = `Connection and output options:
+  --token <token>         Send Authorization: Bearer <token>
+  --header 'Name: value'  Add a header to every request (repeatable)
+  --binding <binding>     Use only this protocol binding: jsonrpc | rest | grpc
+                          (default: JSON-RPC, then REST, then gRPC, as the card offers)
+  --timeout <duration>    Time limit of each call, e.g. 30s, 2m (default 60s, 0 for none);
+                          for streams, the wait for the first event
+  --json                  Machine-readable output on stdout (no colours, no spinner)
+  --no-color              No colours (also when NO_COLOR is set)
+  -h, --help              Show this help`;
+
+/** The values of the shared flags, as `parseArgs` returns them. */
+export interface SharedValues {
+  readonly token?: string | undefined;
+  readonly header?: string[] | undefined;
+  readonly binding?: string | undefined;
+  readonly timeout?: string | undefined;
+  readonly json?: boolean | undefined;
+  readonly 'no-color'?: boolean | undefined;
+  readonly help?: boolean | undefined;
+}
+
+/** The binding names of `--binding`, mapped to `AgentInterface.protocolBinding`. */
+function bindingOf(value: string): ProtocolBindingName {
+  switch (value.toLowerCase()) {
+    case 'jsonrpc':
+    case 'json-rpc':
+      return 'JSONRPC';
+    case 'rest':
+    case 'http+json':
+      return 'HTTP+JSON';
+    case 'grpc':
+      return 'GRPC';
+    default:
+      throw new UsageFailure(`--binding must be jsonrpc, rest or grpc, got "${value}"`);
+  }
+}
+
+/** Translates the shared flags into client options. */
+export function clientOptionsFrom(values: SharedValues): ClientOptions {
+  const headers: Record<string, string> = {};
+  for (const line of values.header ?? []) {
+    const [name, value] = parseHeader(line);
+    headers[name] = value;
+  }
+  return {
+    ...(values.binding === undefined ? {} : { bindings: [bindingOf(values.binding)] }),
+    ...(values.token === undefined ? {} : { auth: { bearerToken: values.token } }),
+    ...(Object.keys(headers).length === 0 ? {} : { headers }),
+    ...(values.timeout === undefined
+      ? {}
+      : { timeoutMs: parseDuration(values.timeout, '--timeout') }),
+  };
+}
+
+/** The output settings of the shared flags. */
+export function terminalSettingsFrom(values: SharedValues): TerminalSettings {
+  return { json: values.json === true, noColor: values['no-color'] === true };
+}

@@ -1,0 +1,209 @@
+/**
+ * The public shape of Tandem's A2A client: what `createClient` returns and the options it takes.
+ * The client works against any A2A 1.0 agent, not just Tandem's: it discovers the agent card,
+ * picks an interface by the caller's preference, and speaks that interface's protocol binding
+ * through a {@link ClientTransport}.
+ */
+
+import type {
+  AgentCard,
+  AgentInterface,
+  CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
+  GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksRequest,
+  ListTasksResponse,
+  Message,
+  Part,
+  Role,
+  SendMessageConfiguration,
+  SendMessageRequest,
+  SendMessageResponse,
+  StreamResponse,
+  SubscribeToTaskRequest,
+  Task,
+  TaskPushNotificationConfig,
+} from '../protocol/generated/types.js';
+import type { Struct } from '../protocol/json.js';
+import type { CallHandler, ClientCall } from '../bindings/transport/client-transport.js';
+
+export type { CallHandler, ClientCall };
+import type { CardResolver } from './card-resolver.js';
+import type { ClientTransportFactory } from '../bindings/transport/client-transport.js';
+
+/** A protocol binding name as written in `AgentInterface.protocolBinding`. */
+export type ProtocolBindingName = 'JSONRPC' | 'HTTP+JSON' | 'GRPC' | (string & {});
+
+/**
+ * Wraps the next handler: `(next) => async (call) => { ...; return next(call); }`. Interceptors
+ * run in the order given, outermost first, around every HTTP request of the client (card fetches
+ * included), e.g. to add headers, sign requests or log.
+ */
+export type Interceptor = (next: CallHandler) => CallHandler;
+
+/**
+ * Credentials for the agent, sent with every call of the selected interface. They are not sent
+ * with the card fetch, whose URL may belong to another host (a registry); use `headers` or an
+ * interceptor if a card endpoint needs them.
+ */
+export interface ClientAuth {
+  /** Sent as `Authorization: Bearer <token>`. */
+  readonly bearerToken?: string;
+  /**
+   * An API key, sent where the card's `APIKeySecurityScheme` says (header, query parameter or
+   * cookie, under the scheme's name); `name` and `location` override the card.
+   */
+  readonly apiKey?: {
+    readonly value: string;
+    readonly name?: string;
+    readonly location?: 'header' | 'query' | 'cookie';
+  };
+}
+
+/** Retries of idempotent calls (GetTask, ListTasks, CancelTask, card fetches). */
+export interface RetryOptions {
+  /** Attempts in total, the first included. Default 3. */
+  readonly maxAttempts?: number;
+  /** First backoff delay; doubles each time, with full jitter. Default 200 ms. */
+  readonly baseDelayMs?: number;
+  /** Upper bound of one delay (a `Retry-After` above it is capped too). Default 5 s. */
+  readonly maxDelayMs?: number;
+}
+
+/** Options of `createClient`. */
+export interface ClientOptions {
+  /** Bindings in order of preference. Default `['JSONRPC', 'HTTP+JSON', 'GRPC']`. */
+  readonly bindings?: readonly ProtocolBindingName[];
+  /**
+   * Use this card instead of fetching one (it is validated all the same); the URL given to
+   * `createClient` is then the base of relative interface URLs.
+   */
+  readonly card?: AgentCard;
+  readonly auth?: ClientAuth;
+  /** Headers added to every request. */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly interceptors?: readonly Interceptor[];
+  /** Extension URIs to request (`A2A-Extensions`) on every call. */
+  readonly extensions?: readonly string[];
+  /**
+   * Default time limit of a call in ms, retries included; `0` for none. Streams limit the wait
+   * for their first event (and for a resumed connection to start), not their length. Default 60 s.
+   */
+  readonly timeoutMs?: number;
+  /** Retries of idempotent calls; `false` disables. */
+  readonly retry?: RetryOptions | false;
+  /**
+   * Resume a stream that drops with `SubscribeToTask` and `Last-Event-ID`, so that the caller sees
+   * each event once. Default true, with up to 5 attempts after each drop.
+   */
+  readonly resumeStreams?: boolean | { readonly maxAttempts?: number };
+  /** The `fetch` to use. Defaults to the global one. */
+  readonly fetch?: (request: Request) => Promise<Response>;
+  /** Where cards are fetched and cached. Default: a resolver shared by all clients. */
+  readonly cardResolver?: CardResolver;
+  /**
+   * Transports by binding name, added to (or replacing) the built-in `JSONRPC` and `HTTP+JSON`
+   * ones, e.g. for a custom binding URI (spec 5.8). List the binding in `bindings` too.
+   */
+  readonly transports?: Readonly<Record<string, ClientTransportFactory>>;
+}
+
+/**
+ * A message as callers write it: `messageId` is generated when absent (a fresh UUID), and `role`
+ * defaults to `ROLE_USER`.
+ */
+export type MessageInput = Omit<Message, 'messageId' | 'role'> & {
+  messageId?: string;
+  role?: Role;
+};
+
+/** A `SendMessageRequest` whose message is a {@link MessageInput}. */
+export type SendMessageInput = Omit<SendMessageRequest, 'message'> & { message: MessageInput };
+
+/** Per-call options. */
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+  /** Overrides {@link ClientOptions.timeoutMs} for this call. */
+  readonly timeoutMs?: number;
+  /** Headers added to this call. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** What `send` takes besides the content. */
+export interface SendOptions extends CallOptions {
+  readonly contextId?: string;
+  readonly taskId?: string;
+  readonly configuration?: SendMessageConfiguration;
+  readonly metadata?: Struct;
+  readonly referenceTaskIds?: string[];
+}
+
+/**
+ * A multi-turn conversation: keeps the `contextId` the agent assigned and continues a task that
+ * asked for input (or authentication) with the next message.
+ */
+export interface Conversation {
+  /** The context, once the agent has assigned one. */
+  readonly contextId: string | undefined;
+  /** The task waiting for the next message, if the last answer was interrupted. */
+  readonly pendingTask: Task | undefined;
+  /** Sends the next message and waits for the final or interrupted task (or a message). */
+  send(content: string | Part[], options?: CallOptions): Promise<Task | Message>;
+  /** Like `send`, streaming the events. */
+  stream(content: string | Part[], options?: CallOptions): AsyncIterable<StreamResponse>;
+}
+
+/**
+ * A client of one agent interface. Every A2A operation under its spec name in camelCase;
+ * streams are async iterables, and breaking out of the loop closes the connection.
+ */
+export interface A2AClient {
+  /**
+   * The agent card the client was created from; replaced by the extended card once
+   * `getExtendedAgentCard` returned it (spec 3.1.11, card replacement).
+   */
+  readonly card: AgentCard;
+  /** The interface chosen from `card.supportedInterfaces`. */
+  readonly selectedInterface: AgentInterface;
+
+  sendMessage(request: SendMessageInput, options?: CallOptions): Promise<SendMessageResponse>;
+  sendStreamingMessage(
+    request: SendMessageInput,
+    options?: CallOptions,
+  ): AsyncIterable<StreamResponse>;
+  getTask(request: GetTaskRequest, options?: CallOptions): Promise<Task>;
+  listTasks(request?: ListTasksRequest, options?: CallOptions): Promise<ListTasksResponse>;
+  cancelTask(request: CancelTaskRequest, options?: CallOptions): Promise<Task>;
+  subscribeToTask(
+    request: SubscribeToTaskRequest,
+    options?: CallOptions & { lastEventId?: string },
+  ): AsyncIterable<StreamResponse>;
+  createTaskPushNotificationConfig(
+    request: TaskPushNotificationConfig,
+    options?: CallOptions,
+  ): Promise<TaskPushNotificationConfig>;
+  getTaskPushNotificationConfig(
+    request: GetTaskPushNotificationConfigRequest,
+    options?: CallOptions,
+  ): Promise<TaskPushNotificationConfig>;
+  listTaskPushNotificationConfigs(
+    request: ListTaskPushNotificationConfigsRequest,
+    options?: CallOptions,
+  ): Promise<ListTaskPushNotificationConfigsResponse>;
+  deleteTaskPushNotificationConfig(
+    request: DeleteTaskPushNotificationConfigRequest,
+    options?: CallOptions,
+  ): Promise<void>;
+  getExtendedAgentCard(options?: CallOptions): Promise<AgentCard>;
+
+  /**
+   * Sends text or parts (a fresh `messageId` is generated) and waits for the answer: the final
+   * or interrupted task, or the agent's direct message.
+   */
+  send(content: string | Part[], options?: SendOptions): Promise<Task | Message>;
+  /** Starts a conversation that keeps its context across messages. */
+  conversation(options?: { contextId?: string }): Conversation;
+}

@@ -1,0 +1,199 @@
+/**
+ * Agent card discovery (spec 8.2) with an HTTP cache (spec 8.6.2). A resolver owns its cache, so
+ * that an application can scope cards (per tenant, per test) while clients created without one
+ * share a module-level resolver. The card is validated as an A2A 1.0 `AgentCard`, and a card that
+ * is not one is refused with every problem listed: a card is the contract of everything that
+ * follows, so it is checked once, here.
+ */
+
+import type { AgentCard } from '../protocol/generated/types.js';
+import { ConfigurationError } from '../protocol/local-errors.js';
+import { CURRENT_PROTOCOL_VERSION, VERSION_HEADER } from '../protocol/version.js';
+import { parseMessage } from '../protocol/validation.js';
+import type { CallHandler, RetryOptions } from './a2a-client.js';
+import { cardFreshness } from './card-cache-policy.js';
+import { createCallPipeline, globalFetch } from './call-pipeline.js';
+import { CallScope } from './call-scope.js';
+import { AgentCardError, HttpStatusError } from './client-errors.js';
+import { formatViolations } from '../bindings/transport/response-validation.js';
+import { resolveRetryPolicy, withRetry } from './retry-policy.js';
+import { httpStatusError, readBodyText } from '../bindings/transport/transport-http.js';
+
+/** The path of the well-known card below an agent's base URL (spec 8.2, 14.3). */
+export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
+
+/** A card and where it came from (the base of relative interface URLs). */
+export interface ResolvedAgentCard {
+  readonly card: AgentCard;
+  readonly url: string;
+}
+
+/** Options of one {@link CardResolver.resolve}. */
+export interface CardResolveOptions {
+  readonly signal?: AbortSignal;
+  /** Time limit of the whole fetch, retries included, in ms. Default 60 s. */
+  readonly timeoutMs?: number;
+  /** Retries on network errors and 502/503/504; `false` disables. */
+  readonly retry?: RetryOptions | false;
+  /** Headers added to the request. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Sends the request; `createClient` passes its interceptor chain. Default: `fetch`. */
+  readonly send?: CallHandler;
+}
+
+/** Fetches and caches agent cards. */
+export interface CardResolver {
+  /**
+   * The card of an agent, given its base URL or its card URL (see {@link agentCardUrl}); from
+   * the cache while fresh, revalidated with `If-None-Match` once stale.
+   *
+   * @throws AgentCardError when the card cannot be fetched or is not a valid A2A 1.0 card.
+   */
+  resolve(url: string, options?: CardResolveOptions): Promise<ResolvedAgentCard>;
+  /** Forgets the cached card of `url` (a base or card URL), or every card. */
+  clear(url?: string): void;
+}
+
+/** Options of {@link createCardResolver}. */
+export interface CardResolverOptions {
+  /** Freshness of a card served without caching headers, in ms. Default 0 (always revalidate). */
+  readonly defaultMaxAgeMs?: number;
+  /** The clock, in ms since the epoch. */
+  readonly now?: () => number;
+}
+
+interface CacheEntry {
+  readonly card: AgentCard;
+  readonly etag: string | undefined;
+  expiresAt: number;
+}
+
+/**
+ * The card URL of an agent: a URL ending in `.json` or containing `/.well-known/` is the card
+ * URL itself; any other URL is the agent's base URL and gets `/.well-known/agent-card.json`
+ * appended to its path.
+ *
+ * @throws ConfigurationError for a URL that is not absolute http(s).
+ */
+export function agentCardUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch (error) {
+    throw new ConfigurationError(
+      `${JSON.stringify(url)} is not an absolute URL; use the agent's base URL, e.g. ` +
+        'https://agent.example.com, or its card URL',
+      { cause: error },
+    );
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigurationError(`${url} is not an http(s) URL; A2A agents are reached over HTTP`);
+  }
+  parsed.hash = '';
+  if (parsed.pathname.endsWith('.json') || parsed.pathname.includes('/.well-known/')) {
+    return parsed.toString();
+  }
+  parsed.pathname = parsed.pathname.replace(/\/+$/, '') + AGENT_CARD_PATH;
+  return parsed.toString();
+}
+
+/**
+ * Validates a card.
+ *
+ * @throws AgentCardError listing every violation.
+ */
+export function parseAgentCard(value: unknown, url: string): AgentCard {
+  const parsed = parseMessage('AgentCard', value);
+  if (parsed.success) return parsed.value;
+  const legacy =
+    typeof value === 'object' && value !== null
+      ? (value as { protocolVersion?: unknown }).protocolVersion
+      : undefined;
+  const hint =
+    typeof legacy === 'string'
+      ? `; it looks like an A2A ${legacy} card, and this client speaks A2A ${CURRENT_PROTOCOL_VERSION}`
+      : '';
+  throw new AgentCardError(
+    `The agent card at ${url} is not a valid A2A ${CURRENT_PROTOCOL_VERSION} card ` +
+      `(${parsed.violations.length} problem${parsed.violations.length === 1 ? '' : 's'}: ` +
+      `${formatViolations(parsed.violations)})${hint}`,
+    parsed.violations,
+  );
+}
+
+/** Creates a resolver with a cache of its own. */
+export function createCardResolver(options: CardResolverOptions = {}): CardResolver {
+  const cache = new Map<string, CacheEntry>();
+  const now = options.now ?? Date.now;
+  const defaultLifetime = options.defaultMaxAgeMs ?? 0;
+
+  async function fetchCard(url: string, call: CardResolveOptions, signal: AbortSignal) {
+    const cached = cache.get(url);
+    const headers = new Headers(call.headers);
+    headers.set('accept', 'application/json');
+    headers.set(VERSION_HEADER, CURRENT_PROTOCOL_VERSION);
+    if (cached?.etag !== undefined) headers.set('if-none-match', cached.etag);
+    const request = new Request(url, { method: 'GET', headers, signal });
+    const send = call.send ?? createCallPipeline(globalFetch, []);
+    const response = await send({ operation: 'GetAgentCard', request });
+    const received = now();
+    if (response.status === 304 && cached !== undefined) {
+      await readBodyText(response, request);
+      const freshness = cardFreshness(response.headers, received, defaultLifetime);
+      if (freshness.store) cached.expiresAt = freshness.expiresAt;
+      else cache.delete(url);
+      return cached.card;
+    }
+    const text = await readBodyText(response, request);
+    if (!response.ok) throw httpStatusError(response, text, request);
+    let value: unknown;
+    try {
+      value = JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new AgentCardError(`The agent card at ${url} is not JSON`, [], { cause: error });
+    }
+    const card = parseAgentCard(value, url);
+    const freshness = cardFreshness(response.headers, received, defaultLifetime);
+    const etag = response.headers.get('etag') ?? undefined;
+    if (freshness.store) cache.set(url, { card, etag, expiresAt: freshness.expiresAt });
+    else cache.delete(url);
+    return card;
+  }
+
+  return {
+    async resolve(input, call = {}) {
+      const url = agentCardUrl(input);
+      const cached = cache.get(url);
+      if (cached !== undefined && now() < cached.expiresAt) return { card: cached.card, url };
+      const scope = new CallScope(call.signal, call.timeoutMs ?? 60_000);
+      try {
+        const policy = resolveRetryPolicy(call.retry);
+        const card = await withRetry(
+          () => fetchCard(url, call, scope.signal),
+          policy,
+          scope.signal,
+        );
+        return { card, url };
+      } catch (error) {
+        if (scope.callerAborted || error instanceof AgentCardError) throw error;
+        const reason = error instanceof Error ? error.message : String(error);
+        const hint =
+          error instanceof HttpStatusError && error.status === 404
+            ? '; is this the agent base URL? Pass the card URL if it lives elsewhere'
+            : '';
+        throw new AgentCardError(`Could not fetch the agent card at ${url}: ${reason}${hint}`, [], {
+          cause: error,
+        });
+      } finally {
+        scope.clearTimeout();
+      }
+    },
+    clear(url) {
+      if (url === undefined) cache.clear();
+      else cache.delete(agentCardUrl(url));
+    },
+  };
+}
+
+/** The resolver of clients created without one. */
+export const sharedCardResolver: CardResolver = createCardResolver();

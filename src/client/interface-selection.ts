@@ -1,0 +1,95 @@
+/**
+ * Choosing the interface to talk to (spec 8.3.2): the caller's bindings in order of preference
+ * decide first, then the card's own order (its first entry is its preferred one). Only interfaces
+ * at protocol version 1.0 qualify (`1.0.x` too: a patch part does not affect compatibility, spec
+ * 3.6), and only bindings this client has a transport for. A relative interface URL is resolved
+ * against the card URL. When nothing fits, the error lists what the card offers and what the
+ * caller accepts.
+ */
+
+import type { AgentCard, AgentInterface } from '../protocol/generated/types.js';
+import { ConfigurationError } from '../protocol/local-errors.js';
+import { CURRENT_PROTOCOL_VERSION, parseProtocolVersion } from '../protocol/version.js';
+import type { ProtocolBindingName } from './a2a-client.js';
+import { AgentCardError, NoCompatibleInterfaceError } from './client-errors.js';
+import type { ClientTransportFactory } from '../bindings/transport/client-transport.js';
+
+/** The default preference: JSON-RPC, then HTTP+JSON, then gRPC. */
+export const DEFAULT_BINDINGS: readonly ProtocolBindingName[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
+
+/** The chosen interface (with an absolute URL) and the transport factory for its binding. */
+export interface SelectedInterface {
+  readonly agentInterface: AgentInterface;
+  readonly factory: ClientTransportFactory;
+}
+
+function speaksCurrentVersion(agentInterface: AgentInterface): boolean {
+  const version = parseProtocolVersion(agentInterface.protocolVersion);
+  return version !== undefined && version.text === CURRENT_PROTOCOL_VERSION;
+}
+
+function sameBinding(a: string, b: string): boolean {
+  return a.toUpperCase() === b.toUpperCase();
+}
+
+function describeInterface(agentInterface: AgentInterface): string {
+  const tenant = agentInterface.tenant ? ` (tenant ${agentInterface.tenant})` : '';
+  return `${agentInterface.protocolBinding} ${agentInterface.protocolVersion} at ${agentInterface.url}${tenant}`;
+}
+
+function absoluteUrl(agentInterface: AgentInterface, cardUrl: string): string {
+  try {
+    return new URL(agentInterface.url, cardUrl).toString();
+  } catch (error) {
+    throw new AgentCardError(
+      `The agent card at ${cardUrl} declares the interface URL ${JSON.stringify(agentInterface.url)}, ` +
+        'which is not a URL',
+      [],
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Picks the interface.
+ *
+ * @param factories transports by binding name (case-insensitive).
+ * @throws NoCompatibleInterfaceError when no interface fits; ConfigurationError for an empty
+ *   preference list.
+ */
+export function selectInterface(
+  card: AgentCard,
+  cardUrl: string,
+  bindings: readonly ProtocolBindingName[],
+  factories: ReadonlyMap<string, ClientTransportFactory>,
+): SelectedInterface {
+  if (bindings.length === 0) {
+    throw new ConfigurationError('bindings is empty; accept at least one, e.g. ["JSONRPC"]');
+  }
+  const unimplemented = new Set<string>();
+  for (const binding of bindings) {
+    const candidate = card.supportedInterfaces.find(
+      (i) => sameBinding(i.protocolBinding, binding) && speaksCurrentVersion(i),
+    );
+    if (candidate === undefined) continue;
+    const factory = factories.get(binding.toUpperCase());
+    if (factory === undefined) {
+      unimplemented.add(binding.toUpperCase());
+      continue;
+    }
+    return { agentInterface: { ...candidate, url: absoluteUrl(candidate, cardUrl) }, factory };
+  }
+  const offered = card.supportedInterfaces.map(describeInterface).join('; ') || 'no interfaces';
+  const grpc = unimplemented.has('GRPC')
+    ? ' This client does not implement gRPC yet; accept JSONRPC or HTTP+JSON (the agent must offer one).'
+    : '';
+  const others = [...unimplemented].filter((b) => b !== 'GRPC');
+  const missing =
+    others.length > 0
+      ? ` This client has no transport for ${others.join(', ')}; pass one in the transports option.`
+      : '';
+  throw new NoCompatibleInterfaceError(
+    `No interface of the agent card at ${cardUrl} fits: the card offers ${offered}; this client ` +
+      `accepts ${bindings.join(', ')} at protocol version ${CURRENT_PROTOCOL_VERSION}.${grpc}${missing}`,
+  );
+}

@@ -1,0 +1,296 @@
+/**
+ * Fixtures of the client tests, all on real loopback sockets: Tandem's server with test agents,
+ * raw `node:http` servers for cards and fake agents, and a fault-injecting proxy that answers
+ * chosen requests with an error status, resets them, or cuts a stream after k events.
+ */
+
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
+import { dataPart, fileBytesPart, fileUrlPart, textPart } from '../../src/protocol/builders.js';
+import type { AgentCard, StreamResponse } from '../../src/protocol/generated/types.js';
+import {
+  createNodeServer,
+  createRequestHandler,
+  defineAgent,
+  type A2AAgentMount,
+  type A2ANodeServer,
+  type AgentDefinition,
+} from '../../src/server.js';
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Commands (the message text): `echo <s>`; `stream <n>` (WORKING, n chunks of one artifact,
+ * COMPLETED); `slow <n> <ms>`; `sleep <ms>`; `ask` (INPUT_REQUIRED, then greets the answer);
+ * `reply <s>` (a direct message); `files` (text, data and file parts); `wait` (until canceled).
+ */
+export const testAgent: AgentDefinition = defineAgent({
+  card: {
+    name: 'Client test agent',
+    description: 'Echoes, streams, asks and waits on command',
+    skills: [{ id: 'test', name: 'Test', description: 'Test commands', tags: ['test'] }],
+  },
+  async execute(ctx) {
+    if (ctx.task !== undefined) {
+      await ctx.artifact(`Hello, ${ctx.text}`, { name: 'greeting' });
+      return ctx.complete();
+    }
+    const [command = '', ...args] = ctx.text.split(' ');
+    const [n = 1, ms = 0] = args.map(Number);
+    switch (command) {
+      case 'echo':
+        await ctx.artifact(ctx.text.slice(5));
+        return ctx.complete();
+      case 'stream':
+      case 'slow': {
+        await ctx.working();
+        let artifactId: string | undefined;
+        for (let i = 0; i < n; i++) {
+          await (command === 'slow' ? sleep(ms) : new Promise(setImmediate));
+          if (artifactId === undefined) {
+            artifactId = await ctx.artifact(`chunk-${i}`, { lastChunk: n === 1 });
+          } else await ctx.append(artifactId, `chunk-${i}`, { lastChunk: i === n - 1 });
+        }
+        return ctx.complete();
+      }
+      case 'sleep':
+        await sleep(n);
+        await ctx.artifact('slept');
+        return ctx.complete();
+      case 'ask':
+        return ctx.inputRequired('What is your name?');
+      case 'reply':
+        return ctx.reply(ctx.text.slice(6));
+      case 'files':
+        await ctx.artifact([
+          textPart('first line'),
+          dataPart({ answer: 42 }),
+          fileBytesPart(new TextEncoder().encode('hello'), {
+            mediaType: 'text/plain',
+            filename: 'a.txt',
+          }),
+          fileUrlPart('https://example.com/b.png', 'image/png'),
+          textPart('second line'),
+        ]);
+        return ctx.complete();
+      case 'wait':
+        await ctx.working();
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+        return;
+      default:
+        return ctx.reply(`unknown command ${command}`);
+    }
+  },
+  extendedCard: {
+    name: 'Client test agent (extended)',
+    description: 'The extended card',
+    skills: [{ id: 'secret', name: 'Secret', description: 'Only for friends', tags: ['x'] }],
+  },
+});
+
+const closers: Array<() => Promise<void>> = [];
+
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+/** Tandem's server on a loopback port; stopped after the test. */
+export async function startTandem(
+  agents: readonly A2AAgentMount[] = [
+    { path: '', handler: createRequestHandler({ agent: testAgent }) },
+  ],
+  options: { cardMaxAgeSeconds?: number } = {},
+): Promise<{ url: string; server: A2ANodeServer }> {
+  const server = createNodeServer({ agents, heartbeatMs: 0, ...options });
+  closers.push(() => server.shutdown({ deadlineMs: 500 }));
+  const { url } = await server.listen({ port: 0, host: '127.0.0.1' });
+  return { url, server };
+}
+
+/** A request as a raw server or the proxy saw it. */
+export interface SeenRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+  /** The JSON-RPC method, when the body is a JSON-RPC request. */
+  readonly rpcMethod: string | undefined;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function rpcMethodOf(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as { method?: unknown };
+    return typeof parsed.method === 'string' ? parsed.method : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** A raw HTTP server; `requests` records what it received. */
+export async function startRawServer(
+  handle: (request: SeenRequest, res: ServerResponse) => void | Promise<void>,
+): Promise<{ url: string; requests: SeenRequest[] }> {
+  const requests: SeenRequest[] = [];
+  const server = createServer((req, res) => {
+    void readBody(req).then(async (body) => {
+      const seen = {
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        headers: req.headers,
+        body,
+        rpcMethod: rpcMethodOf(body),
+      };
+      requests.push(seen);
+      await handle(seen, res);
+    });
+  });
+  return { url: await listen(server), requests };
+}
+
+/** What the proxy does with one request. */
+export type Fault =
+  | { readonly kind: 'pass' }
+  | { readonly kind: 'status'; readonly status: number; readonly headers?: Record<string, string> }
+  | { readonly kind: 'reset' }
+  | { readonly kind: 'cut'; readonly afterEvents: number };
+
+export const PASS: Fault = { kind: 'pass' };
+
+/**
+ * A proxy in front of `target` that asks `decide` about each request (with its index among all
+ * requests) and then forwards it, answers a status, resets the connection, or forwards a stream
+ * and destroys the connection right after the k-th complete SSE event.
+ */
+export async function startFaultProxy(
+  target: string,
+  decide: (request: SeenRequest, index: number) => Fault,
+): Promise<{ url: string; requests: SeenRequest[] }> {
+  const requests: SeenRequest[] = [];
+  const server = createServer((req, res) => {
+    void readBody(req).then((body) => {
+      const seen = {
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        headers: req.headers,
+        body,
+        rpcMethod: rpcMethodOf(body),
+      };
+      requests.push(seen);
+      const fault = decide(seen, requests.length - 1);
+      if (fault.kind === 'reset') return req.socket.destroy();
+      if (fault.kind === 'status') {
+        res.writeHead(fault.status, { 'content-type': 'text/plain', ...fault.headers });
+        return res.end(`injected ${fault.status}`);
+      }
+      forward(target, seen, res, fault.kind === 'cut' ? fault.afterEvents : undefined);
+    });
+  });
+  return { url: await listen(server), requests };
+}
+
+function forward(target: string, seen: SeenRequest, res: ServerResponse, cutAfter?: number): void {
+  const upstream = httpRequest(
+    new URL(seen.url, target),
+    { method: seen.method, headers: seen.headers },
+    (response) => {
+      res.writeHead(response.statusCode ?? 502, response.headers);
+      res.flushHeaders();
+      let text = '';
+      let sent = 0;
+      let cut = false;
+      response.on('data', (chunk: Buffer) => {
+        if (cutAfter === undefined) return res.write(chunk);
+        if (cut) return;
+        text += chunk.toString('utf8');
+        let events = 0;
+        let end = 0;
+        for (
+          let at = text.indexOf('\n\n');
+          at !== -1 && events < cutAfter;
+          at = text.indexOf('\n\n', at + 2)
+        ) {
+          events++;
+          end = at + 2;
+        }
+        const pending = end > sent ? text.slice(sent, end) : '';
+        sent = Math.max(sent, end);
+        if (events < cutAfter) {
+          if (pending !== '') res.write(pending);
+          return;
+        }
+        cut = true;
+        response.destroy();
+        // Destroy only once the events before the cut have reached the socket.
+        res.write(pending, () => res.socket?.destroy());
+      });
+      response.on('end', () => {
+        if (!cut) res.end();
+      });
+      response.on('error', () => res.socket?.destroy());
+    },
+  );
+  upstream.on('error', () => res.socket?.destroy());
+  upstream.end(seen.body);
+}
+
+/** A minimal valid card with the given interfaces. */
+export function cardWith(
+  supportedInterfaces: AgentCard['supportedInterfaces'],
+  extra: Partial<AgentCard> = {},
+): AgentCard {
+  return {
+    name: 'Card',
+    description: 'A card',
+    supportedInterfaces,
+    version: '1.0.0',
+    capabilities: { streaming: true },
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [{ id: 's', name: 'S', description: 'S', tags: ['s'] }],
+    ...extra,
+  };
+}
+
+/** `task:STATE`, `status:STATE`, `artifact:<text>[+append]` or `message:<text>`. */
+export function describeEvent(event: StreamResponse): string {
+  if (event.task !== undefined) return `task:${event.task.status.state}`;
+  if (event.statusUpdate !== undefined) return `status:${event.statusUpdate.status.state}`;
+  if (event.artifactUpdate !== undefined) {
+    const text = event.artifactUpdate.artifact.parts.map((p) => p.text ?? '').join('');
+    return `artifact:${text}${event.artifactUpdate.append === true ? '+append' : ''}`;
+  }
+  return `message:${event.message?.parts.map((p) => p.text ?? '').join('') ?? ''}`;
+}
+
+/** Reads a stream to its end. */
+export async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
+  const items: T[] = [];
+  for await (const item of stream) items.push(item);
+  return items;
+}
