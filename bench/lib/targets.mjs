@@ -1,0 +1,262 @@
+/**
+ * The servers under test ("targets") and their lifecycle. Each measurement gets a fresh process,
+ * pinned to its own core when `taskset` is available, started with `PORT` (or `--port`) on
+ * loopback and declared ready when its agent card answers. What a target is — a command line —
+ * lives here only; scenarios see a running server with a pid and a JSON-RPC URL.
+ */
+
+import { execFileSync, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { get } from './json-rpc.mjs';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * The Tandem build under test: `dist/` of this checkout, or another build named by
+ * `TANDEM_BENCH_DIST` (a copy of a baseline's `dist/`, say, placed where `node_modules` resolves).
+ */
+export const TANDEM_MAIN = join(process.env.TANDEM_BENCH_DIST || join(ROOT, 'dist'), 'cli/main.js');
+
+function tandemArgs(port, store) {
+  return [
+    TANDEM_MAIN,
+    'serve',
+    '--agent',
+    'echo',
+    '--store',
+    store,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--log-level',
+    'silent',
+  ];
+}
+
+let sqliteFiles = 0;
+
+/**
+ * @typedef {object} TargetDefinition
+ * @property {string} id
+ * @property {string} label
+ * @property {string} [note] shown next to the target's numbers
+ * @property {(port: number) => {args: string[], env?: Record<string, string>, cleanup?: () => void}} command
+ */
+
+/** @type {Record<string, TargetDefinition>} */
+export const TARGETS = {
+  floor: {
+    id: 'floor',
+    label: 'floor (node:http)',
+    command: (port) => ({
+      args: [join(ROOT, 'bench/targets/floor-server.mjs')],
+      env: { PORT: String(port) },
+    }),
+  },
+  'a2a-js': {
+    id: 'a2a-js',
+    label: 'a2a-js 1.3 (memory)',
+    command: (port) => ({
+      args: [join(ROOT, 'bench/targets/a2a-js-server.mjs')],
+      env: { PORT: String(port) },
+    }),
+  },
+  tandem: {
+    id: 'tandem',
+    label: 'Tandem (memory)',
+    command: (port) => ({ args: tandemArgs(port, 'memory') }),
+  },
+  'tandem-sqlite': {
+    id: 'tandem-sqlite',
+    label: 'Tandem (SQLite)',
+    note: 'tasks on disk (SQLite, a fresh file per process); RSS is not its task memory',
+    command: (port) => {
+      const file = join(tmpdir(), `tandem-bench-${process.pid}-${sqliteFiles++}.db`);
+      const cleanup = () => {
+        for (const suffix of ['', '-wal', '-shm', '-journal'])
+          rmSync(file + suffix, { force: true });
+      };
+      cleanup();
+      return { args: tandemArgs(port, `sqlite:${file}`), cleanup };
+    },
+  },
+};
+
+/**
+ * Where the server and the harness run. With `taskset` and at least two cores the server gets
+ * core 1 and the harness (load generator, SSE client) core 0, so that they never share a core.
+ * @returns {{serverCore: number, harnessCore: number} | null}
+ */
+export function detectPinning() {
+  if (process.platform !== 'linux' || availableParallelism() < 2) return null;
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return { serverCore: 1, harnessCore: 0 };
+  } catch {
+    return null;
+  }
+}
+
+/** Pins every thread of this process (the harness) to its core. */
+export function pinHarness(pinning) {
+  execFileSync('taskset', ['-a', '-p', '-c', String(pinning.harnessCore), String(process.pid)], {
+    stdio: 'ignore',
+  });
+}
+
+/** A free loopback port (closed again before the target binds it). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = /** @type {import('node:net').AddressInfo} */ (probe.address());
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** The JSON-RPC path (and query) a card declares (bench-agent.md point 2), or undefined. */
+export function jsonRpcPathOf(card) {
+  const entry = card?.supportedInterfaces?.find(
+    (i) => i?.protocolBinding === 'JSONRPC' && i?.protocolVersion === '1.0',
+  );
+  if (typeof entry?.url !== 'string') return undefined;
+  try {
+    const url = new URL(entry.url);
+    return url.pathname + url.search;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Spawns a target's process (pinned when `pinning` is set) without waiting for it. The child's
+ * output is kept (the last few KB) for error messages; it must be drained so that a chatty
+ * server cannot block on a full pipe.
+ */
+export function spawnTarget(target, port, { pinning = null, nodeFlags = [] } = {}) {
+  const { args, env = {}, cleanup } = target.command(port);
+  const nodeArgs = [...nodeFlags, ...args];
+  const child =
+    pinning === null
+      ? spawn(process.execPath, nodeArgs, { env: { ...process.env, ...env }, stdio: 'pipe' })
+      : spawn('taskset', ['-c', String(pinning.serverCore), process.execPath, ...nodeArgs], {
+          env: { ...process.env, ...env },
+          stdio: 'pipe',
+        });
+  let output = '';
+  const keep = (chunk) => {
+    output = (output + chunk.toString()).slice(-4096);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  child.stdin.end();
+  const proc = { child, exited: undefined, output: () => output, cleanup: cleanup ?? (() => {}) };
+  live.add(proc);
+  proc.exited = new Promise((resolve) =>
+    child.once('exit', (code, signal) => {
+      live.delete(proc);
+      resolve({ code, signal });
+    }),
+  );
+  return proc;
+}
+
+/** Servers still running; killed if the harness itself dies, so that none outlives it. */
+const live = new Set();
+process.on('exit', () => {
+  for (const proc of live) {
+    proc.child.kill('SIGKILL');
+    proc.cleanup();
+  }
+});
+
+/**
+ * @typedef {object} RunningTarget
+ * @property {TargetDefinition} target
+ * @property {number} pid
+ * @property {string} baseUrl
+ * @property {string} cardUrl
+ * @property {string} rpcUrl
+ * @property {object} card
+ * @property {() => Promise<{exitMs: number, killed: boolean}>} stop
+ */
+
+/**
+ * Starts a target and waits until its agent card answers 200 (polling, since a server has no
+ * common way to say it is ready).
+ * @returns {Promise<RunningTarget>}
+ */
+export async function startTarget(
+  target,
+  { pinning = null, nodeFlags = [], readyTimeoutMs = 20_000 } = {},
+) {
+  const port = await freePort();
+  const proc = spawnTarget(target, port, { pinning, nodeFlags });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const cardUrl = `${baseUrl}/.well-known/agent-card.json`;
+  const stop = () => stopProcess(proc);
+  let exit;
+  void proc.exited.then((e) => (exit = e));
+  const deadline = Date.now() + readyTimeoutMs;
+  for (;;) {
+    if (exit !== undefined) {
+      proc.cleanup();
+      throw new Error(
+        `${target.label} exited (${exit.signal ?? exit.code}) before serving its card:\n${proc.output()}`,
+      );
+    }
+    try {
+      const answer = await get(cardUrl, { timeoutMs: 2000 });
+      if (answer.status === 200) {
+        const card = JSON.parse(answer.text);
+        const path = jsonRpcPathOf(card) ?? '/';
+        return {
+          target,
+          pid: proc.child.pid,
+          baseUrl,
+          cardUrl,
+          rpcUrl: baseUrl + path,
+          card,
+          stop,
+        };
+      }
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(
+        `${target.label} did not serve ${cardUrl} within ${readyTimeoutMs} ms:\n${proc.output()}`,
+      );
+    }
+    await sleep(20);
+  }
+}
+
+/**
+ * SIGTERM, then SIGKILL after 5 s: the contract (point 9) asks a target to exit within 5 s of
+ * SIGTERM, and the caller records when one did not.
+ */
+export async function stopProcess(proc) {
+  const started = Date.now();
+  let killed = false;
+  if (proc.child.exitCode === null && proc.child.signalCode === null) {
+    proc.child.kill('SIGTERM');
+    const timer = setTimeout(() => {
+      killed = true;
+      proc.child.kill('SIGKILL');
+    }, 5000);
+    await proc.exited;
+    clearTimeout(timer);
+  }
+  proc.cleanup();
+  return { exitMs: Date.now() - started, killed };
+}

@@ -1,0 +1,202 @@
+#!/usr/bin/env node
+/**
+ * The benchmark suite of issue #6: checks each target against bench-agent.md, runs every scenario
+ * against every target it applies to — a fresh server process per measurement, targets in
+ * alternating order round after round — and writes the results as JSON and Markdown.
+ *
+ * Usage: `npm run bench -- [--quick] [options]`; `node bench/run.mjs --help` lists the options.
+ * Progress goes to stderr, the Markdown report to stdout.
+ */
+
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, totalmem, type } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { HELP, UsageError, parseOptions } from './lib/options.mjs';
+import { ProcSampler } from './lib/proc-sampler.mjs';
+import { evaluateGoals, renderMarkdown, summarize } from './lib/report.mjs';
+import { smokeCheck } from './lib/smoke.mjs';
+import {
+  ROOT,
+  TANDEM_MAIN,
+  TARGETS,
+  detectPinning,
+  pinHarness,
+  startTarget,
+} from './lib/targets.mjs';
+import { SCENARIOS } from './scenarios/index.mjs';
+
+const log = (line) => process.stderr.write(`${line}\n`);
+
+function loadAverage() {
+  return loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+}
+
+function describeMachine() {
+  const cpu = cpus();
+  return {
+    cpuModel: cpu[0]?.model.trim() ?? 'unknown CPU',
+    cpus: cpu.length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    os: `${type()} ${release()}`,
+    node: process.version,
+    loadAverageStart: loadAverage(),
+    loadAverageEnd: '',
+  };
+}
+
+/** Starts the target, checks it against bench-agent.md and stops it again. */
+async function smokeTarget(target, pinning) {
+  const server = await startTarget(target, { pinning });
+  try {
+    const smoke = await smokeCheck(server);
+    const exit = await server.stop();
+    if (exit.killed) {
+      smoke.checks.push({
+        point: '9',
+        name: 'exits within 5 s of SIGTERM',
+        ok: true,
+        detail: 'warning: it did not, and was killed',
+      });
+    }
+    return { smoke, rpcPath: new URL(server.rpcUrl).pathname + new URL(server.rpcUrl).search };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
+/** One measurement: a fresh server (unless the scenario spawns its own), the scenario, stop. */
+async function measureOnce(scenario, target, context) {
+  const { config, pinning, rpcPath, profileDir } = context;
+  if (scenario.spawnsItself) return scenario.measure({ target, config, pinning, rpcPath });
+  const nodeFlags = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+  const server = await startTarget(target, { pinning, nodeFlags });
+  try {
+    return await scenario.measure({ server, config, sampler: new ProcSampler(server.pid) });
+  } finally {
+    const exit = await server.stop();
+    if (exit.killed)
+      log(`  warning: ${target.label} did not exit within 5 s of SIGTERM and was killed`);
+  }
+}
+
+async function main(argv) {
+  let options;
+  try {
+    options = parseOptions(
+      argv,
+      SCENARIOS.map((s) => s.id),
+    );
+  } catch (error) {
+    if (!(error instanceof UsageError) && !String(error?.code).startsWith('ERR_PARSE_ARGS'))
+      throw error;
+    log(`bench: ${error.message}\nRun \`node bench/run.mjs --help\` for the options.`);
+    return 2;
+  }
+  if (options.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  if (options.targets.some((id) => id.startsWith('tandem')) && !existsSync(TANDEM_MAIN)) {
+    log(
+      `bench: ${TANDEM_MAIN} is missing; build Tandem first with \`npm run build\` (or use \`npm run bench\`).`,
+    );
+    return 2;
+  }
+
+  const pinning = options.pin ? detectPinning() : null;
+  if (pinning !== null) pinHarness(pinning);
+  const startedAt = new Date();
+  const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
+  const out = options.out ?? join(ROOT, 'bench/results', `${stamp}.json`);
+  const results = {
+    version: 1,
+    mode: options.mode,
+    startedAt: startedAt.toISOString(),
+    command: ['node', 'bench/run.mjs', ...argv].join(' '),
+    machine: describeMachine(),
+    pinning,
+    config: options.config,
+    targets: {},
+    scenarios: [],
+    goals: [],
+  };
+  log(
+    `bench: ${options.mode} run; pinning ${pinning === null ? 'off' : `server core ${pinning.serverCore}, harness core ${pinning.harnessCore}`}`,
+  );
+
+  const accepted = [];
+  for (const id of options.targets) {
+    const target = TARGETS[id];
+    try {
+      const { smoke, rpcPath } = await smokeTarget(target, pinning);
+      results.targets[id] = { label: target.label, rpcPath, smoke };
+      if (smoke.ok) accepted.push(id);
+      log(`smoke ${id}: ${smoke.ok ? 'pass' : 'REFUSED'}`);
+      for (const check of smoke.checks.filter((c) => !c.ok))
+        log(`  point ${check.point}: ${check.name}: ${check.detail}`);
+    } catch (error) {
+      results.targets[id] = {
+        label: target.label,
+        smoke: {
+          ok: false,
+          checks: [
+            { point: '1', name: 'starts and serves its card', ok: false, detail: error.message },
+          ],
+        },
+      };
+      log(`smoke ${id}: REFUSED (${error.message})`);
+    }
+  }
+
+  for (const definition of SCENARIOS.filter((s) => options.scenarios.includes(s.id))) {
+    const targets = accepted.filter((id) => definition.appliesTo.includes(id));
+    if (targets.length === 0) continue;
+    const title = definition.title(options.config);
+    const rounds = [];
+    for (let round = 1; round <= options.config.rounds; round++) {
+      // A B, then B A: whatever drifts during a round (heat, caches, noise) hits both sides.
+      const order = round % 2 === 1 ? targets : [...targets].reverse();
+      const measurements = {};
+      for (const id of order) {
+        log(`${title} — round ${round}/${options.config.rounds}: ${id}`);
+        const profileDir = options.profile
+          ? join(dirname(out), `${stamp}-profiles`, `${definition.id}-${id}-r${round}`)
+          : undefined;
+        try {
+          measurements[id] = await measureOnce(definition, TARGETS[id], {
+            config: options.config,
+            pinning,
+            rpcPath: results.targets[id].rpcPath,
+            profileDir,
+          });
+        } catch (error) {
+          measurements[id] = { error: error.message };
+          log(`  failed: ${error.message}`);
+        }
+      }
+      rounds.push({ round, order, measurements });
+    }
+    results.scenarios.push({
+      id: definition.id,
+      title,
+      rounds,
+      summary: summarize(definition, rounds),
+    });
+  }
+
+  results.goals = evaluateGoals(results);
+  results.finishedAt = new Date().toISOString();
+  results.machine.loadAverageEnd = loadAverage();
+  const markdown = renderMarkdown(results, SCENARIOS);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(out.replace(/\.json$/, '') + '.md', markdown);
+  process.stdout.write(markdown);
+  log(`bench: results in ${relative(process.cwd(), out)} (and .md)`);
+  return accepted.length === options.targets.length ? 0 : 1;
+}
+
+process.exitCode = await main(process.argv.slice(2));
