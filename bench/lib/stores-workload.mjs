@@ -1,0 +1,183 @@
+/**
+ * What the store benchmark writes, written the way the runtime writes it: the same change
+ * builders (`task-changes.js`), the same lazily serialized log entries (`stream-event.js`), the
+ * same order of store calls as `TaskRun` and `TaskRuntime` — create with the `Task` snapshot and a
+ * lease, one conditional append per change, release the lease at the end. A store measured here
+ * sees exactly the calls a server would make for the same agent.
+ */
+
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT } from './targets.mjs';
+
+/**
+ * The Tandem build under test: `dist/` of this checkout, or another build named by
+ * `TANDEM_BENCH_DIST` (as for `bench/run.mjs`).
+ */
+export const DIST = process.env.TANDEM_BENCH_DIST || join(ROOT, 'dist');
+
+function distModule(path) {
+  return import(pathToFileURL(join(DIST, path)).href);
+}
+
+/**
+ * The built runtime pieces the workload needs, and the store classes (a driver is loaded only
+ * for the store asked for).
+ * @param {'memory' | 'sqlite' | 'postgres'} store
+ */
+export async function loadTandem(store) {
+  const [{ streamEvent }, { artifactChange, statusChange }] = await Promise.all([
+    distModule('runtime/stream-event.js'),
+    distModule('runtime/task-changes.js'),
+  ]);
+  const modules = { streamEvent, artifactChange, statusChange };
+  switch (store) {
+    case 'memory':
+      return { ...modules, ...(await distModule('stores/memory-task-store.js')) };
+    case 'sqlite':
+      return { ...modules, ...(await distModule('stores/sqlite/sqlite-task-store.js')) };
+    case 'postgres':
+      return { ...modules, ...(await distModule('stores/postgres/postgres-task-store.js')) };
+  }
+  throw new Error(`unknown store ${store}`);
+}
+
+/** The scope of every task: the echo agent's card name, no tenant, the anonymous principal. */
+export const SCOPE = Object.freeze({ agent: 'Echo', tenant: '', owner: 'anonymous' });
+
+/** The lease the runtime creates tasks with (`orphanTimeoutMs` 30 s × 0.8). */
+const LEASE_MS = 24_000;
+
+/**
+ * Writes tasks into one store as the runtime does, for one holder (one "process").
+ * @param {object} tandem what {@link loadTandem} returned
+ * @param {import('../../dist/stores/task-store.js').TaskStore} store
+ */
+export function createWriter(tandem, store, holder = crypto.randomUUID()) {
+  const { streamEvent, artifactChange, statusChange } = tandem;
+
+  /** One conditional append of a change; resolves to the new seq, or throws if refused. */
+  async function apply(taskId, seq, change) {
+    const result = await store.append({
+      taskId,
+      expectedSeq: seq,
+      events: [streamEvent(seq + 1, change.payload)],
+      mutations: change.mutations,
+    });
+    if (!result.ok) {
+      throw new Error(`append to ${taskId} at seq ${seq} refused (store at ${result.currentSeq})`);
+    }
+    return result.seq;
+  }
+
+  /** Creates a task in SUBMITTED with the user's message, leased to this holder. */
+  async function create(contextId, text) {
+    const taskId = crypto.randomUUID();
+    const message = {
+      messageId: crypto.randomUUID(),
+      role: 'ROLE_USER',
+      parts: [{ text }],
+      taskId,
+      contextId,
+    };
+    const task = {
+      id: taskId,
+      contextId,
+      status: { state: 'TASK_STATE_SUBMITTED', timestamp: new Date().toISOString() },
+      history: [message],
+    };
+    await store.createTask({
+      scope: SCOPE,
+      task,
+      event: streamEvent(1, { task }),
+      leaseHolder: holder,
+      leaseMs: LEASE_MS,
+    });
+    return taskId;
+  }
+
+  return {
+    holder,
+
+    /**
+     * The echo agent's task for `echo <text>`: the user message, one artifact with one text
+     * part, COMPLETED; then the lease is released (`TaskRuntime.releaseRun`).
+     */
+    async echoTask(contextId, text = 'hi') {
+      const taskId = await create(contextId, `echo ${text}`);
+      const artifact = { artifactId: crypto.randomUUID(), parts: [{ text }] };
+      let seq = 1;
+      seq = await apply(
+        taskId,
+        seq,
+        artifactChange(taskId, contextId, 'TASK_STATE_SUBMITTED', artifact, false, false),
+      );
+      await apply(taskId, seq, statusChange(taskId, contextId, 'TASK_STATE_COMPLETED', undefined));
+      await store.releaseLease(taskId, holder);
+      return taskId;
+    },
+
+    /**
+     * A streaming task as `stream <n> <bytes>` starts it: created, then WORKING. Returns the
+     * stream whose `append()` writes the next chunk of its one artifact.
+     */
+    async streamingTask(contextId, chunkBytes) {
+      const taskId = await create(contextId, `stream 100000 ${chunkBytes}`);
+      let seq = await apply(
+        taskId,
+        1,
+        statusChange(taskId, contextId, 'TASK_STATE_WORKING', undefined),
+      );
+      const text = 'x'.repeat(chunkBytes);
+      const artifactId = crypto.randomUUID();
+      let chunks = 0;
+      return {
+        taskId,
+        get seq() {
+          return seq;
+        },
+        get chunks() {
+          return chunks;
+        },
+        /** The change and log entry of the next chunk, built before the store is called. */
+        nextChunk() {
+          const first = chunks === 0;
+          // A fresh part per chunk, as the runtime's validation copies what the agent passes.
+          const artifact = { artifactId, parts: [{ text }] };
+          const change = artifactChange(
+            taskId,
+            contextId,
+            'TASK_STATE_WORKING',
+            artifact,
+            !first,
+            false,
+          );
+          return {
+            taskId,
+            expectedSeq: seq,
+            events: [streamEvent(seq + 1, change.payload)],
+            mutations: change.mutations,
+          };
+        },
+        /** Appends a request made by `nextChunk()`. */
+        async append(request) {
+          const result = await store.append(request);
+          if (!result.ok) {
+            throw new Error(`chunk append to ${taskId} at seq ${seq} refused`);
+          }
+          seq = result.seq;
+          chunks++;
+          return request.events[0];
+        },
+        async complete() {
+          seq = await apply(
+            taskId,
+            seq,
+            statusChange(taskId, contextId, 'TASK_STATE_COMPLETED', undefined),
+          );
+          await store.releaseLease(taskId, holder);
+        },
+      };
+    },
+  };
+}
