@@ -178,6 +178,7 @@ export type {
   PartOptions,
 } from './protocol/builders.js';
 export { decodeBase64, encodeBase64 } from './protocol/base64.js';
+export { newUuid } from './protocol/uuid.js';
 
 export { encodeSseComment, encodeSseEvent } from './protocol/sse-encoder.js';
 export type { SseEventInit } from './protocol/sse-encoder.js';

@@ -16,7 +16,7 @@
  */
 
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import { textPart } from '../index.js';
+import { newUuid, textPart } from '../index.js';
 import { defineAgent, type AgentContext, type AgentDefinition } from '../server.js';
 
 /** Upper bounds of the arguments, so that one request cannot tie the server up indefinitely. */
@@ -84,7 +84,7 @@ async function streamChunks(ctx: AgentContext, plan: StreamPlan): Promise<void> 
   await ctx.working();
   const { chunks, delayMs } = plan;
   const part = textPart('x'.repeat(plan.bytes));
-  const artifactId = crypto.randomUUID();
+  const artifactId = newUuid();
   const first = { artifactId, lastChunk: chunks === 1 };
   const middle = { artifactId, append: true };
   const last = { artifactId, append: true, lastChunk: true };

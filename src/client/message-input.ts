@@ -6,13 +6,14 @@
 
 import type { Message, Part, SendMessageRequest } from '../protocol/generated/types.js';
 import type { MessageInput, SendMessageInput, SendOptions } from './a2a-client.js';
+import { newUuid } from '../protocol/uuid.js';
 
 /** A complete message. */
 export function toMessage(input: MessageInput): Message {
   const { messageId, role, ...rest } = input;
   return {
     ...rest,
-    messageId: messageId === undefined || messageId === '' ? crypto.randomUUID() : messageId,
+    messageId: messageId === undefined || messageId === '' ? newUuid() : messageId,
     role: role ?? 'ROLE_USER',
   };
 }

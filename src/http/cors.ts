@@ -1,7 +1,9 @@
 /**
- * CORS for the A2A routes, so that browser clients can fetch cards and call agents. Every
- * response carries the allow-origin headers; a preflight (`OPTIONS`) is answered by the router
- * with the methods of the route and the request headers A2A clients send (spec 3.2.6, 14.2).
+ * CORS for the A2A routes, so that browser clients can fetch cards and call agents. A response to
+ * a request with an `Origin` (which browsers send on every cross-origin call) carries the
+ * allow-origin headers; a preflight (`OPTIONS`) is answered by the router with the methods of the
+ * route and the request headers A2A clients send (spec 3.2.6, 14.2). Requests without `Origin`
+ * (servers, CLIs) get no CORS headers: they would be ignored.
  */
 
 import type { HeaderReader } from '../bindings/jsonrpc/service-parameters.js';
@@ -39,12 +41,13 @@ export function createCorsPolicy(origins: CorsOrigins): CorsPolicy {
   }
   const allowed = origins === '*' ? undefined : new Set(origins);
   const apply = (headers: Record<string, string>, request: HeaderReader): boolean => {
+    if (allowed !== undefined) headers.vary = 'Origin';
+    const origin = request.get('origin');
+    if (origin === null || origin === undefined) return false;
     if (allowed === undefined) {
       headers['access-control-allow-origin'] = '*';
     } else {
-      headers.vary = 'Origin';
-      const origin = request.get('origin');
-      if (origin === null || origin === undefined || !allowed.has(origin)) return false;
+      if (!allowed.has(origin)) return false;
       headers['access-control-allow-origin'] = origin;
     }
     headers['access-control-expose-headers'] = EXPOSED_HEADERS;

@@ -13,7 +13,11 @@
 
 import { EXTENSIONS_HEADER } from '../bindings/jsonrpc/service-parameters.js';
 import { NULL_ID_TOKEN, errorEnvelope } from '../bindings/jsonrpc/jsonrpc-envelope.js';
-import type { JsonRpcHandler, JsonRpcReply } from '../bindings/jsonrpc/jsonrpc-server.js';
+import type {
+  JsonRpcHandler,
+  JsonRpcReply,
+  JsonRpcRequestInput,
+} from '../bindings/jsonrpc/jsonrpc-server.js';
 import { InvalidRequestError } from '../protocol/errors.js';
 import type { AgentInterface } from '../protocol/generated/types.js';
 import type { Logger } from '../runtime/logger.js';
@@ -88,16 +92,31 @@ export async function serveJsonRpc(
   if (body === BODY_TOO_LARGE) {
     return { response: jsonRpcRefusal(413, tooLarge, cors, request), reply: undefined };
   }
-  const reply = await rpc({
-    body,
-    headers: request,
-    query: request.query,
-    get signal() {
-      return request.signal;
-    },
-    agentInterfaces: () => context.agentInterfaces(request),
-  });
+  const reply = await rpc(new RouteInput(body, request, context));
   return { response: toHttpResponse(reply, request, cors), reply };
+}
+
+/**
+ * The binding's view of one request. A class, not an object literal with a getter: a literal
+ * with its own accessor gets a new hidden class on every evaluation (costly in garbage collection
+ * on a path taken by every request).
+ */
+class RouteInput implements JsonRpcRequestInput {
+  readonly query: string;
+
+  constructor(
+    readonly body: string | Uint8Array,
+    readonly headers: HttpCoreRequest,
+    readonly context: JsonRpcRouteContext,
+  ) {
+    this.query = headers.query;
+  }
+
+  get signal(): AbortSignal {
+    return this.headers.signal;
+  }
+
+  readonly agentInterfaces = (): AgentInterface[] => this.context.agentInterfaces(this.headers);
 }
 
 function toHttpResponse(

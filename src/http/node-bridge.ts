@@ -86,39 +86,41 @@ class NodeCoreRequest implements HttpCoreRequest {
     if (this.#parsedBody !== undefined) return Promise.resolve(this.#parsedBody);
     const req = this.#req;
     return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
+      // One listener per event and no cleanup: they live and die with this request. Aborted
+      // uploads surface as 'error' (ECONNRESET) on Node 20.
+      let first: Buffer | undefined;
+      let chunks: Buffer[] | undefined;
       let size = 0;
-      const onData = (chunk: Buffer): void => {
+      let done = false;
+      req.on('data', (chunk: Buffer): void => {
+        if (done) return;
         size += chunk.length;
         if (size > limit) {
-          cleanup();
+          done = true;
           // Stop reading: the rest is never buffered; the response closes the connection.
           req.pause();
           resolve(BODY_TOO_LARGE);
           return;
         }
-        chunks.push(chunk);
-      };
-      const onEnd = (): void => {
-        cleanup();
-        const single = chunks.length === 1 ? chunks[0] : undefined;
-        resolve((single ?? Buffer.concat(chunks, size)).toString('utf8'));
-      };
-      const onError = (error: Error): void => {
-        cleanup();
+        if (first === undefined) first = chunk;
+        else (chunks ??= [first]).push(chunk);
+      });
+      req.on('end', (): void => {
+        if (done) return;
+        done = true;
+        const body = chunks === undefined ? first : Buffer.concat(chunks, size);
+        resolve(body === undefined ? '' : body.toString('utf8'));
+      });
+      req.on('error', (error: Error): void => {
+        if (done) return;
+        done = true;
         reject(error);
-      };
-      const onAborted = (): void => onError(new Error('The client aborted the request body'));
-      const cleanup = (): void => {
-        req.off('data', onData);
-        req.off('end', onEnd);
-        req.off('error', onError);
-        req.off('aborted', onAborted);
-      };
-      req.on('data', onData);
-      req.on('end', onEnd);
-      req.on('error', onError);
-      req.on('aborted', onAborted);
+      });
+      req.on('close', (): void => {
+        if (done) return;
+        done = true;
+        reject(new Error('The client aborted the request body'));
+      });
     });
   }
 }
@@ -211,7 +213,6 @@ export class NodeBridge {
   /** Serves one request. */
   serve(req: IncomingMessage, res: ServerResponse, options: NodeServeOptions = {}): void {
     this.#inFlight++;
-    res.once('close', this.#onClose);
     this.#core
       .handle(new NodeCoreRequest(req, res, options))
       .then((response) => this.#write(res, response))
@@ -220,6 +221,7 @@ export class NodeBridge {
         this.#logger.error({ err: error }, 'unexpected error while writing a response');
         if (!res.headersSent) res.writeHead(500, { 'content-length': '0' }).end();
         else res.destroy();
+        this.#onClose();
       });
   }
 
@@ -230,6 +232,9 @@ export class NodeBridge {
       headers.connection ??= 'keep-alive';
       res.writeHead(response.status, headers);
       res.flushHeaders();
+      // A stream is in flight until its connection closes (registered last: a throw above is
+      // counted by `serve`).
+      res.once('close', this.#onClose);
       pipeSse(res, response.sse, this.#core.options.heartbeatMs).catch((error: unknown) => {
         this.#logger.error({ err: error }, 'writing an event stream failed');
         res.destroy();
@@ -244,5 +249,7 @@ export class NodeBridge {
     }
     res.writeHead(response.status, headers);
     res.end(body);
+    // Handed to the socket: nothing of this response is left for a shutdown to wait for.
+    this.#onClose();
   }
 }

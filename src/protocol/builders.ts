@@ -6,6 +6,7 @@
 import { encodeBase64 } from './base64.js';
 import type { Artifact, Message, Part, Role } from './generated/types.js';
 import type { JsonValue, Struct, Timestamp } from './json.js';
+import { newUuid } from './uuid.js';
 
 /** Fields every part may carry besides its content. */
 export interface PartOptions {
@@ -69,7 +70,7 @@ export interface MessageOptions {
 
 function message(role: Role, content: MessageContent, options: MessageOptions = {}): Message {
   const built: Message = {
-    messageId: options.messageId ?? crypto.randomUUID(),
+    messageId: options.messageId ?? newUuid(),
     role,
     parts: toParts(content),
   };
@@ -103,7 +104,7 @@ export interface ArtifactOptions {
 /** An artifact with a fresh `artifactId`. */
 export function newArtifact(content: MessageContent, options: ArtifactOptions = {}): Artifact {
   const artifact: Artifact = {
-    artifactId: options.artifactId ?? crypto.randomUUID(),
+    artifactId: options.artifactId ?? newUuid(),
     parts: toParts(content),
   };
   if (options.name !== undefined) artifact.name = options.name;

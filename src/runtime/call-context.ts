@@ -31,7 +31,7 @@ export interface CallContext {
    * For `SubscribeToTask`: the `Last-Event-ID` the client resumes after (an event sequence number
    * as sent in the SSE `id:` field).
    */
-  readonly lastEventId?: string;
+  readonly lastEventId?: string | undefined;
   /** Fires when the client goes away; never cancels the task itself. */
   readonly signal?: AbortSignal;
 }

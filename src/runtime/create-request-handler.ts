@@ -118,8 +118,23 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     this.#inputModes = acceptedInputModes(this.card);
   }
 
+  /** One scope object per (tenant, owner), so that stores can recognise it by identity. */
+  readonly #scopes = new Map<string, Map<string, TaskScope>>();
+
   #scope(call: CallContext): TaskScope {
-    return { agent: this.#agentName, tenant: call.tenant, owner: call.principal.id };
+    const { tenant } = call;
+    const owner = call.principal.id;
+    let byOwner = this.#scopes.get(tenant);
+    if (byOwner === undefined) {
+      byOwner = new Map();
+      this.#scopes.set(tenant, byOwner);
+    }
+    let scope = byOwner.get(owner);
+    if (scope === undefined) {
+      scope = Object.freeze({ agent: this.#agentName, tenant, owner });
+      byOwner.set(owner, scope);
+    }
+    return scope;
   }
 
   #getStored(call: CallContext, taskId: string, historyLength?: number): Promise<StoredTask> {

@@ -18,6 +18,7 @@ import { TaskExecution, type TaskExecutionInit } from './task-execution.js';
 import { TaskRun } from './task-run.js';
 import type { TaskRuntime } from './task-runtime.js';
 import { waitAtMost } from './wait-at-most.js';
+import { newUuid } from '../protocol/uuid.js';
 
 /** What admission needs from the agent's request handler. */
 export interface IntakeContext {
@@ -72,9 +73,9 @@ export async function admitMessage(
   if (incoming.taskId === undefined || incoming.taskId === '') {
     const contextId =
       incoming.contextId === undefined || incoming.contextId === ''
-        ? crypto.randomUUID()
+        ? newUuid()
         : incoming.contextId;
-    const taskId = crypto.randomUUID();
+    const taskId = newUuid();
     return new TaskExecution({
       ...common,
       message: { ...incoming, taskId, contextId },

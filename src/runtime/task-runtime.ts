@@ -17,6 +17,7 @@ import { silentLogger, type Logger } from './logger.js';
 import { statusChange } from './task-changes.js';
 import { TaskEventHub } from './task-event-hub.js';
 import { TaskRun, type TaskRunDependencies } from './task-run.js';
+import { newUuid } from '../protocol/uuid.js';
 
 /** Options of {@link createTaskRuntime}. */
 export interface TaskRuntimeOptions {
@@ -57,7 +58,7 @@ export class TaskRuntime {
     this.store = options.store;
     this.logger = options.logger ?? silentLogger;
     this.hub = new TaskEventHub(this.logger);
-    this.holder = options.holderId ?? crypto.randomUUID();
+    this.holder = options.holderId ?? newUuid();
     const timeout = options.orphanTimeoutMs ?? 30_000;
     this.leaseMs = Math.max(1, Math.floor(timeout * 0.8));
     this.#sweepMs = Math.max(1, Math.floor(timeout * 0.2));

@@ -42,6 +42,11 @@ interface LiveTask extends MutableTaskProjection, OrderKey {
   readonly log: TaskLogEntry[];
   leaseHolder: string | undefined;
   leaseExpiresAt: number;
+  /**
+   * The JSON of the final projection, made when the task finishes — while its objects are still
+   * in the CPU cache, several times cheaper than when it is compacted later.
+   */
+  json: string | undefined;
 }
 
 /** A finished task whose log is no longer kept: the JSON of its final projection. */
@@ -62,6 +67,16 @@ type StoredEntry = LiveTask | CompactTask;
 export interface MemoryTaskStoreOptions {
   /** How many of the most recently finished tasks keep their event log. Default 1000. */
   readonly retainedLogs?: number;
+}
+
+/** The JSON of a task's full projection; its own arrays serialize as they are, without copies. */
+function projectionJson(task: LiveTask): string {
+  const { id, contextId, status, artifacts, history, metadata } = task;
+  return JSON.stringify(
+    metadata === undefined
+      ? { id, contextId, status, artifacts, history }
+      : { id, contextId, status, artifacts, history, metadata },
+  );
 }
 
 function stateOf(entry: StoredEntry): TaskState {
@@ -101,6 +116,7 @@ export class MemoryTaskStore implements TaskStore {
   readonly #tasks = new Map<string, StoredEntry>();
   readonly #indexes = new Map<string, TaskOrderIndex<StoredEntry>>();
   readonly #scopes = new Map<string, TaskScope>();
+  readonly #interned = new WeakMap<TaskScope, { scope: TaskScope; scopeKey: string }>();
   readonly #finished: string[] = [];
   #finishedHead = 0;
   readonly #retainedLogs: number;
@@ -120,13 +136,18 @@ export class MemoryTaskStore implements TaskStore {
 
   /** One scope object per distinct scope, shared by its tasks. */
   #intern(scope: TaskScope): { scope: TaskScope; scopeKey: string } {
+    // Callers usually pass the same scope object again and again: recognise it by identity.
+    const known = this.#interned.get(scope);
+    if (known !== undefined) return known;
     const scopeKey = `${scope.agent}\u0000${scope.tenant}\u0000${scope.owner}`;
     let shared = this.#scopes.get(scopeKey);
     if (shared === undefined) {
       shared = { agent: scope.agent, tenant: scope.tenant, owner: scope.owner };
       this.#scopes.set(scopeKey, shared);
     }
-    return { scope: shared, scopeKey };
+    const interned = { scope: shared, scopeKey };
+    this.#interned.set(scope, interned);
+    return interned;
   }
 
   #visible(scope: TaskScope, taskId: string): StoredEntry | undefined {
@@ -164,6 +185,7 @@ export class MemoryTaskStore implements TaskStore {
       log: [event],
       leaseHolder: request.leaseHolder,
       leaseExpiresAt: request.leaseHolder === undefined ? 0 : Date.now() + (request.leaseMs ?? 0),
+      json: undefined,
     };
     this.#tasks.set(stored.id, stored);
     this.#indexOf(scopeKey).insert(stored);
@@ -196,6 +218,7 @@ export class MemoryTaskStore implements TaskStore {
     }
     for (const mutation of request.mutations) applyMutation(task, mutation);
     for (const event of request.events) task.log.push(event);
+    task.json = undefined;
     task.seq = seq;
     if (after !== before) {
       const index = this.#indexOf(task.scopeKey);
@@ -209,6 +232,8 @@ export class MemoryTaskStore implements TaskStore {
 
   /** Records a task as finished and compacts the oldest finished task beyond the retention. */
   #finish(taskId: string): void {
+    const task = this.#tasks.get(taskId);
+    if (task !== undefined && !task.compact) task.json = projectionJson(task);
     this.#finished.push(taskId);
     while (this.#finished.length - this.#finishedHead > this.#retainedLogs) {
       const oldest = this.#finished[this.#finishedHead] as string;
@@ -235,7 +260,7 @@ export class MemoryTaskStore implements TaskStore {
       statusTime: task.statusTime,
       seq: task.seq,
       state: task.status.state,
-      json: JSON.stringify(viewOfTask(task)),
+      json: task.json ?? projectionJson(task),
     };
     this.#tasks.set(taskId, compact);
     this.#indexOf(task.scopeKey).replace(task, compact);

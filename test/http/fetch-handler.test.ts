@@ -101,9 +101,14 @@ describe('createA2AHandler (fetch)', () => {
       }),
     );
     expect(wrongType.status).toBe(415);
-    const preflight = await handle(new Request(`${BASE}/a2a`, { method: 'OPTIONS' }));
+    // Browsers send Origin with every preflight; CORS headers answer it, and only it.
+    const preflight = await handle(
+      new Request(`${BASE}/a2a`, { method: 'OPTIONS', headers: { origin: 'https://app.example' } }),
+    );
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-methods')).toBe('POST, OPTIONS');
+    const withoutOrigin = await handle(new Request(`${BASE}/a2a`, { method: 'OPTIONS' }));
+    expect(withoutOrigin.headers.get('access-control-allow-origin')).toBeNull();
     expect(await (await handle(new Request(`${BASE}/healthz`))).json()).toEqual({ status: 'ok' });
   });
 });

@@ -34,7 +34,12 @@ export function errorEnvelope(idToken: string, error: A2AError): string {
  * is considered, and only a token that parses to the same value).
  */
 export function idTokenOf(requestText: string, id: JsonRpcId): string {
-  if (typeof id === 'number') return findNumberIdToken(requestText, id) ?? JSON.stringify(id);
+  if (typeof id === 'number') {
+    // A safe integer's canonical token is the same JSON value as whatever the client wrote
+    // (`1` for `1.0` or `1e0`); only other numbers are looked up, so precision is never lost.
+    if (Number.isSafeInteger(id)) return String(id);
+    return findNumberIdToken(requestText, id) ?? JSON.stringify(id);
+  }
   return JSON.stringify(id);
 }
 

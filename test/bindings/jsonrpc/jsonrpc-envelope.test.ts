@@ -14,10 +14,14 @@ function tokenFor(text: string): string {
 describe('idTokenOf', () => {
   it.each([
     ['{"jsonrpc":"2.0","id":1,"method":"GetTask"}', '1'],
-    ['{"jsonrpc":"2.0","id":1.0,"method":"GetTask"}', '1.0'],
+    // A safe integer is echoed in canonical form: the same JSON value, whatever its spelling.
+    ['{"jsonrpc":"2.0","id":1.0,"method":"GetTask"}', '1'],
     ['{"id":10000000000000000000}', '10000000000000000000'],
     ['{"id":12345678901234567890}', '12345678901234567890'],
-    ['{"id":-0.5e3}', '-0.5e3'],
+    ['{"id":-0.5e3}', '-500'],
+    // Other numbers keep the client's token, so that no precision is lost on the way back.
+    ['{"id":-0.5e-3}', '-0.5e-3'],
+    ['{"id":2.50}', '2.50'],
     ['{ "id" :\t42 , "x": 1 }', '42'],
     ['{"id":"abc"}', '"abc"'],
     ['{"id":"quote\\"and\\\\slash"}', '"quote\\"and\\\\slash"'],
@@ -28,16 +32,16 @@ describe('idTokenOf', () => {
 
   it('finds the top-level id after nested objects that have ids of their own', () => {
     const text =
-      '{"params":{"id":7,"nested":[{"id":1.0},"}\\"{"]},"method":"GetTask","id":1.00,"jsonrpc":"2.0"}';
-    expect(tokenFor(text)).toBe('1.00');
+      '{"params":{"id":7.5,"nested":[{"id":1.5},"}\\"{"]},"method":"GetTask","id":1.50,"jsonrpc":"2.0"}';
+    expect(tokenFor(text)).toBe('1.50');
   });
 
   it('takes the last duplicate id, as JSON.parse does', () => {
-    expect(tokenFor('{"id":1.0,"id":2.0}')).toBe('2.0');
+    expect(tokenFor('{"id":1.5,"id":2.50}')).toBe('2.50');
   });
 
   it('reads a key spelled with escapes', () => {
-    expect(tokenFor('{"\\u0069d":3.0}')).toBe('3.0');
+    expect(tokenFor('{"\\u0069d":3.50}')).toBe('3.50');
   });
 });
 
