@@ -7,6 +7,7 @@ import { encodeBase64 } from './base64.js';
 import type { Artifact, Message, Part, Role } from './generated/types.js';
 import type { JsonValue, Struct, Timestamp } from './json.js';
 import { newUuid } from './uuid.js';
+import { currentTimestamp } from './timestamps.js';
 
 /** Fields every part may carry besides its content. */
 export interface PartOptions {
@@ -116,5 +117,5 @@ export function newArtifact(content: MessageContent, options: ArtifactOptions = 
 
 /** The current instant as a protocol timestamp (ISO-8601 UTC, millisecond precision). */
 export function nowTimestamp(): Timestamp {
-  return new Date().toISOString();
+  return currentTimestamp();
 }

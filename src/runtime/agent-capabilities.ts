@@ -128,8 +128,8 @@ export function acceptedInputModes(card: RuntimeCard): string[] {
  * ContentTypeNotSupportedError). Parts without a media type are left to the agent.
  */
 export function checkInputMediaTypes(parts: readonly Part[], accepted: readonly string[]): void {
-  for (const [index, part] of parts.entries()) {
-    const mediaType = part.mediaType;
+  for (let index = 0; index < parts.length; index++) {
+    const mediaType = (parts[index] as Part).mediaType;
     if (mediaType === undefined || mediaType === '') continue;
     if (accepted.some((mode) => mediaTypeMatches(mode, mediaType))) continue;
     throw new ContentTypeNotSupportedError(

@@ -11,6 +11,7 @@ import { UsageError } from '../protocol/local-errors.js';
 import { parseMessage } from '../protocol/validation.js';
 import type { ArtifactUpdateOptions } from './agent.js';
 import { newUuid } from '../protocol/uuid.js';
+import { artifactWithParts } from '../protocol/copies.js';
 
 export type { MessageContent };
 
@@ -100,7 +101,7 @@ export function artifactOf(
   if (options.extensions !== undefined) candidate.extensions = options.extensions;
   if (isPlainArtifact(candidate)) {
     const plain = copyPlainTextParts(candidate.parts);
-    if (plain !== undefined) return { ...candidate, parts: plain };
+    if (plain !== undefined) return artifactWithParts(candidate, plain);
   }
   const parsed = parseMessage('Artifact', candidate, { root: 'artifact' });
   if (!parsed.success) throw invalid('artifact', parsed.violations);

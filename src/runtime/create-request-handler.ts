@@ -55,6 +55,7 @@ import { readTask } from './read-task.js';
 import { waitAtMost } from './wait-at-most.js';
 import type { TaskExecution } from './task-execution.js';
 import { TaskRun } from './task-run.js';
+import { withJsonText } from '../protocol/json-text.js';
 
 /** Options of {@link createRequestHandler}. */
 export interface RequestHandlerOptions {
@@ -207,7 +208,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
         metadata: { taskId: execution.taskId },
       });
     }
-    return { task: stored.task };
+    return { task: taskOf(stored) };
   }
 
   async sendStreamingMessage(call: CallContext, request: SendMessageRequest): Promise<EventStream> {
@@ -253,7 +254,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
   }
 
   async getTask(call: CallContext, request: GetTaskRequest): Promise<Task> {
-    return (await this.#getStored(call, request.id, request.historyLength)).task;
+    return taskOf(await this.#getStored(call, request.id, request.historyLength));
   }
 
   async listTasks(call: CallContext, request: ListTasksRequest): Promise<ListTasksResponse> {
@@ -401,6 +402,11 @@ function parseLastEventId(value: string, lastSeq: number): number {
     ]);
   }
   return seq;
+}
+
+/** The stored task, carrying its JSON when the store has it (bindings then reuse the text). */
+function taskOf(stored: StoredTask): Task {
+  return stored.json === undefined ? stored.task : withJsonText(stored.task, stored.json);
 }
 
 function ownRuntime(store: TaskStore, logger: Logger): TaskRuntime {

@@ -19,6 +19,7 @@ import { TaskRun } from './task-run.js';
 import type { TaskRuntime } from './task-runtime.js';
 import { waitAtMost } from './wait-at-most.js';
 import { newUuid } from '../protocol/uuid.js';
+import { messageInTask } from '../protocol/copies.js';
 
 /** What admission needs from the agent's request handler. */
 export interface IntakeContext {
@@ -39,7 +40,32 @@ export interface IntakeCaller {
   readonly extensions: readonly string[];
 }
 
-type CommonInit = Omit<TaskExecutionInit, 'message' | 'contextTasks' | 'run' | 'task'>;
+/** The execution of an admitted message: a new task, or the resumed `run` of one. */
+function execution(
+  context: IntakeContext,
+  caller: IntakeCaller,
+  request: SendMessageRequest,
+  message: Message,
+  resumed?: { readonly run: TaskRun; readonly task: Task },
+): TaskExecution {
+  const { call } = caller;
+  const configuration = request.configuration;
+  const init: TaskExecutionInit = {
+    agent: context.agent,
+    deps: context.runtime.deps,
+    scope: caller.scope,
+    caller: { principal: call.principal, tenant: call.tenant },
+    message,
+    extensions: caller.extensions,
+    acceptedOutputModes: configuration?.acceptedOutputModes,
+    requestMetadata: request.metadata,
+  };
+  if (resumed !== undefined) {
+    init.run = resumed.run;
+    init.task = resumed.task;
+  }
+  return new TaskExecution(init);
+}
 
 /** Checks a message and builds the (not yet started) execution that answers it. */
 export async function admitMessage(
@@ -60,37 +86,24 @@ export async function admitMessage(
     throw pushNotificationsUnavailable();
   }
   checkInputMediaTypes(incoming.parts, context.inputModes);
-  const { call, scope } = caller;
-  const common: CommonInit = {
-    agent: context.agent,
-    deps: context.runtime.deps,
-    scope,
-    caller: { principal: call.principal, tenant: call.tenant },
-    extensions: caller.extensions,
-    acceptedOutputModes: request.configuration?.acceptedOutputModes,
-    requestMetadata: request.metadata,
-  };
   if (incoming.taskId === undefined || incoming.taskId === '') {
     const contextId =
       incoming.contextId === undefined || incoming.contextId === ''
         ? newUuid()
         : incoming.contextId;
-    const taskId = newUuid();
-    return new TaskExecution({
-      ...common,
-      message: { ...incoming, taskId, contextId },
-      contextTasks: (options) => contextTasks(context, scope, contextId, taskId, options.limit),
-    });
+    const message = messageInTask(incoming, newUuid(), contextId);
+    return execution(context, caller, request, message);
   }
-  return await resume(context, scope, incoming, common);
+  return await resume(context, caller, request);
 }
 
 async function resume(
   context: IntakeContext,
-  scope: TaskScope,
-  incoming: Message,
-  common: CommonInit,
+  caller: IntakeCaller,
+  request: SendMessageRequest,
 ): Promise<TaskExecution> {
+  const incoming = request.message;
+  const { scope } = caller;
   const { runtime, executions } = context;
   const store = runtime.store;
   const taskId = incoming.taskId as string;
@@ -126,13 +139,13 @@ async function resume(
       { metadata: { taskId, state: stored.state } },
     );
   if (!isInterruptedState(stored.state) || executions.has(taskId)) throw busy();
-  const message: Message = { ...incoming, taskId, contextId };
+  const message = messageInTask(incoming, taskId, contextId);
   // Lease first: between the resume and a lease, another replica's sweeper would see a WORKING
   // task without a live lease and fail it. A process that is its store's only user can only
   // meet leases of dead predecessors.
   const { holder, leaseMs, exclusive } = runtime;
   if (!(await store.acquireLease(taskId, holder, leaseMs)) && !exclusive) throw busy();
-  const run = new TaskRun(common.deps, {
+  const run = new TaskRun(context.runtime.deps, {
     scope,
     taskId,
     contextId,
@@ -150,26 +163,5 @@ async function resume(
     throw busy();
   }
   const resumed = await readTask(store, scope, taskId);
-  return new TaskExecution({
-    ...common,
-    message,
-    run,
-    task: resumed.task,
-    contextTasks: (options) => contextTasks(context, scope, contextId, taskId, options.limit),
-  });
-}
-
-async function contextTasks(
-  context: IntakeContext,
-  scope: TaskScope,
-  contextId: string,
-  taskId: string,
-  limit = 20,
-): Promise<Task[]> {
-  const page = await context.runtime.store.listTasks(scope, {
-    contextId,
-    pageSize: Math.min(limit + 1, 100),
-    countTotal: false,
-  });
-  return page.tasks.filter((task) => task.id !== taskId).slice(0, limit);
+  return execution(context, caller, request, message, { run, task: resumed.task });
 }

@@ -15,6 +15,7 @@ import type {
   TaskStatus,
 } from '../protocol/generated/types.js';
 import type { TaskMutation } from '../stores/task-store.js';
+import { currentTimestamp } from '../protocol/timestamps.js';
 
 /** A change ready to be appended: its event payload and its projection mutations. */
 export interface TaskChange {
@@ -31,7 +32,7 @@ export function statusChange(
   state: TaskState,
   message: Message | undefined,
 ): TaskChange {
-  const status: TaskStatus = { state, timestamp: new Date().toISOString() };
+  const status: TaskStatus = { state, timestamp: currentTimestamp() };
   if (message !== undefined) status.message = message;
   const mutations: TaskMutation[] = [{ kind: 'status', status }];
   if (message !== undefined) mutations.push({ kind: 'history', message });

@@ -30,13 +30,12 @@ export interface TaskExecutionInit {
   /** The incoming message, already given its `taskId` and `contextId`. */
   readonly message: Message;
   /** For a message that continues a task: the run of that task, already resumed. */
-  readonly run?: TaskRun;
+  run?: TaskRun;
   /** The continued task as it is after the resume. */
-  readonly task?: Task;
+  task?: Task;
   readonly extensions: readonly string[];
   readonly acceptedOutputModes: readonly string[] | undefined;
   readonly requestMetadata: Struct | undefined;
-  readonly contextTasks: (options: { limit?: number }) => Promise<Task[]>;
 }
 
 const SAFE_FAILURE = 'The agent failed while working on this task.';
@@ -116,8 +115,14 @@ export class TaskExecution implements AgentContext {
     return this.#run.signal;
   }
 
-  contextTasks(options: { limit?: number } = {}): Promise<Task[]> {
-    return this.#init.contextTasks(options);
+  async contextTasks(options: { limit?: number } = {}): Promise<Task[]> {
+    const limit = options.limit ?? 20;
+    const page = await this.#init.deps.store.listTasks(this.#init.scope, {
+      contextId: this.contextId,
+      pageSize: Math.min(limit + 1, 100),
+      countTotal: false,
+    });
+    return page.tasks.filter((task) => task.id !== this.taskId).slice(0, limit);
   }
 
   async #execute(): Promise<void> {

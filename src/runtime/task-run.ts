@@ -23,6 +23,7 @@ import type { Logger } from './logger.js';
 import { streamEvent } from './stream-event.js';
 import { resumeChange, statusChange, targetStateOf, type TaskChange } from './task-changes.js';
 import type { TaskEventHub } from './task-event-hub.js';
+import { currentTimestamp } from '../protocol/timestamps.js';
 
 /** What a run needs from the runtime around it. */
 export interface TaskRunDependencies {
@@ -47,6 +48,8 @@ export interface TaskRunInit {
 export type WriteOutcome = 'applied' | 'dropped';
 
 const ignore = (): void => {};
+const APPLIED: WriteOutcome = 'applied';
+const DROPPED: Promise<WriteOutcome> = Promise.resolve('dropped');
 
 /** The serialized writer of one task. */
 export class TaskRun {
@@ -65,6 +68,7 @@ export class TaskRun {
   #controller: AbortController | undefined;
   #aborted = false;
   #settled: { promise: Promise<void>; resolve: () => void } | undefined;
+  #onSettled: (() => void) | undefined;
 
   constructor(deps: TaskRunDependencies, init: TaskRunInit) {
     this.#deps = deps;
@@ -121,10 +125,22 @@ export class TaskRun {
   }
 
   #checkSettled(): void {
-    if (this.#settled === undefined) return;
+    if (this.#settled === undefined && this.#onSettled === undefined) return;
     if (isFinalOrInterruptedState(this.#state) || (this.#stopped && this.#cancelPending === 0)) {
-      this.#settled.resolve();
+      this.#settled?.resolve();
+      const listener = this.#onSettled;
+      this.#onSettled = undefined;
+      listener?.();
     }
+  }
+
+  /**
+   * Calls `listener` once, when the run settles as {@link untilSettled} describes (at once if it
+   * already has). Cheaper than a promise for a caller that combines it with other signals.
+   */
+  whenSettled(listener: () => void): void {
+    this.#onSettled = listener;
+    this.#checkSettled();
   }
 
   #stop(): void {
@@ -153,26 +169,27 @@ export class TaskRun {
 
   /** Creates the task: its first event is the `Task` snapshot, in `SUBMITTED` state. */
   create(userMessage: Message): Promise<Task> {
-    return this.#enqueue(async () => {
+    return this.#enqueue(() => {
       const task: Task = {
         id: this.taskId,
         contextId: this.contextId,
-        status: { state: 'TASK_STATE_SUBMITTED', timestamp: new Date().toISOString() },
+        status: { state: 'TASK_STATE_SUBMITTED', timestamp: currentTimestamp() },
         history: [userMessage],
       };
       const event = streamEvent(1, { task });
       const lease = this.#deps.lease;
-      await this.#deps.store.createTask({
-        scope: this.scope,
-        task,
-        event,
-        ...(lease === undefined ? {} : { leaseHolder: lease.holder, leaseMs: lease.ms }),
+      const created = this.#deps.store.createTask(
+        lease === undefined
+          ? { scope: this.scope, task, event }
+          : { scope: this.scope, task, event, leaseHolder: lease.holder, leaseMs: lease.ms },
+      );
+      return created.then(() => {
+        this.#seq = 1;
+        this.#state = 'TASK_STATE_SUBMITTED';
+        this.#deps.hub.publish(this.taskId, event);
+        this.#checkSettled();
+        return task;
       });
-      this.#seq = 1;
-      this.#state = 'TASK_STATE_SUBMITTED';
-      this.#deps.hub.publish(this.taskId, event);
-      this.#checkSettled();
-      return task;
     });
   }
 
@@ -181,23 +198,33 @@ export class TaskRun {
    * state machine forbids it (e.g. the agent already completed the task).
    */
   write(build: (state: TaskState) => TaskChange): Promise<WriteOutcome> {
-    return this.#enqueue(async () => {
-      if (this.#stopped) return 'dropped';
-      for (;;) {
-        const change = build(this.#state);
-        const target = targetStateOf(change);
-        if (target !== undefined) assertTransition(this.#state, target);
-        else if (isTerminalState(this.#state)) {
-          throw new InvalidTransitionError(
-            this.#state,
-            this.#state,
-            `Task ${this.taskId} is ${this.#state}; it cannot receive artifacts any more`,
-          );
-        }
-        if (await this.#append(change)) return 'applied';
-        if (await this.#reloadAndCheckEnded()) return 'dropped';
+    return this.#enqueue(() => this.#tryWrite(build));
+  }
+
+  /** One attempt; after a refused (stale) append, reloads and tries again with the new state. */
+  #tryWrite(build: (state: TaskState) => TaskChange): Promise<WriteOutcome> {
+    if (this.#stopped) return DROPPED;
+    let change: TaskChange;
+    try {
+      change = build(this.#state);
+      const target = targetStateOf(change);
+      if (target !== undefined) assertTransition(this.#state, target);
+      else if (isTerminalState(this.#state)) {
+        throw new InvalidTransitionError(
+          this.#state,
+          this.#state,
+          `Task ${this.taskId} is ${this.#state}; it cannot receive artifacts any more`,
+        );
       }
-    });
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    return this.#append(change).then((applied) => (applied ? APPLIED : this.#retryWrite(build)));
+  }
+
+  async #retryWrite(build: (state: TaskState) => TaskChange): Promise<WriteOutcome> {
+    if (await this.#reloadAndCheckEnded()) return 'dropped';
+    return this.#tryWrite(build);
   }
 
   /**
@@ -256,20 +283,23 @@ export class TaskRun {
     return canceled;
   }
 
-  async #append(change: TaskChange): Promise<boolean> {
+  #append(change: TaskChange): Promise<boolean> {
     const event = streamEvent(this.#seq + 1, change.payload);
-    const result = await this.#deps.store.append({
-      taskId: this.taskId,
-      expectedSeq: this.#seq,
-      events: [event],
-      mutations: change.mutations,
-    });
-    if (!result.ok) return false;
-    this.#seq = result.seq;
-    this.#state = change.state;
-    this.#deps.hub.publish(this.taskId, event);
-    this.#checkSettled();
-    return true;
+    return this.#deps.store
+      .append({
+        taskId: this.taskId,
+        expectedSeq: this.#seq,
+        events: [event],
+        mutations: change.mutations,
+      })
+      .then((result) => {
+        if (!result.ok) return false;
+        this.#seq = result.seq;
+        this.#state = change.state;
+        this.#deps.hub.publish(this.taskId, event);
+        this.#checkSettled();
+        return true;
+      });
   }
 
   /** After a refused write: reloads seq and state; true when the task has ended meanwhile. */

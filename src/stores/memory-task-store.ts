@@ -31,6 +31,7 @@ import type {
   TaskStore,
   TaskViewOptions,
 } from './task-store.js';
+import { artifactWithParts } from '../protocol/copies.js';
 
 /** A task that may still change, or finished recently: full projection and log. */
 interface LiveTask extends MutableTaskProjection, OrderKey {
@@ -65,7 +66,11 @@ type StoredEntry = LiveTask | CompactTask;
 
 /** Options of {@link MemoryTaskStore}. */
 export interface MemoryTaskStoreOptions {
-  /** How many of the most recently finished tasks keep their event log. Default 1000. */
+  /**
+   * How many of the most recently finished tasks keep their event log (for streams resuming with
+   * `Last-Event-ID` after the end). Default 100: kept short so that a finished task's objects
+   * die young instead of being promoted and collected later at a much higher cost.
+   */
   readonly retainedLogs?: number;
 }
 
@@ -81,6 +86,13 @@ function projectionJson(task: LiveTask): string {
 
 function stateOf(entry: StoredEntry): TaskState {
   return entry.compact ? entry.state : entry.status.state;
+}
+
+/** Whether a view is the whole projection, as the task's stored JSON holds it. */
+function isFullView(view: TaskViewOptions | undefined): boolean {
+  return (
+    view === undefined || (view.historyLength === undefined && view.includeArtifacts !== false)
+  );
 }
 
 function viewOf(entry: StoredEntry, view: TaskViewOptions | undefined): Task {
@@ -122,7 +134,7 @@ export class MemoryTaskStore implements TaskStore {
   readonly #retainedLogs: number;
 
   constructor(options: MemoryTaskStoreOptions = {}) {
-    this.#retainedLogs = Math.max(0, options.retainedLogs ?? 1000);
+    this.#retainedLogs = Math.max(0, options.retainedLogs ?? 100);
   }
 
   #indexOf(scopeKey: string): TaskOrderIndex<StoredEntry> {
@@ -178,7 +190,7 @@ export class MemoryTaskStore implements TaskStore {
       statusTime,
       history: task.history ? task.history.slice() : [],
       artifacts: task.artifacts
-        ? task.artifacts.map((a) => ({ ...a, parts: a.parts.slice() }))
+        ? task.artifacts.map((a) => artifactWithParts(a, a.parts.slice()))
         : [],
       metadata: task.metadata,
       seq: 1,
@@ -273,7 +285,13 @@ export class MemoryTaskStore implements TaskStore {
   ): Promise<StoredTask | undefined> {
     const entry = this.#visible(scope, taskId);
     if (entry === undefined) return Promise.resolve(undefined);
-    return Promise.resolve({ task: viewOf(entry, view), seq: entry.seq, state: stateOf(entry) });
+    const task = viewOf(entry, view);
+    const json = isFullView(view) ? entry.json : undefined;
+    return Promise.resolve(
+      json === undefined
+        ? { task, seq: entry.seq, state: stateOf(entry) }
+        : { task, seq: entry.seq, state: stateOf(entry), json },
+    );
   }
 
   listTasks(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage> {

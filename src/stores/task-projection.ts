@@ -7,6 +7,8 @@
 import type { Artifact, Message, Task, TaskStatus } from '../protocol/generated/types.js';
 import type { Struct } from '../protocol/json.js';
 import type { TaskMutation, TaskViewOptions } from './task-store.js';
+import { timestampMillis } from '../protocol/timestamps.js';
+import { artifactWithParts } from '../protocol/copies.js';
 
 /** A task projection being maintained by a store. Arrays are owned by the store. */
 export interface MutableTaskProjection {
@@ -31,11 +33,11 @@ export function applyMutation(task: MutableTaskProjection, mutation: TaskMutatio
       const incoming = mutation.artifact;
       const index = findArtifact(task.artifacts, incoming.artifactId);
       if (index < 0) {
-        task.artifacts.push({ ...incoming, parts: incoming.parts.slice() });
+        task.artifacts.push(artifactWithParts(incoming, incoming.parts.slice()));
         return;
       }
       if (!mutation.append) {
-        task.artifacts[index] = { ...incoming, parts: incoming.parts.slice() };
+        task.artifacts[index] = artifactWithParts(incoming, incoming.parts.slice());
         return;
       }
       const existing = task.artifacts[index] as Artifact;
@@ -65,10 +67,9 @@ function findArtifact(artifacts: Artifact[], artifactId: string): number {
 export function viewOfTask(task: MutableTaskProjection, view: TaskViewOptions = {}): Task {
   const out: Task = { id: task.id, contextId: task.contextId, status: task.status };
   if (view.includeArtifacts !== false) {
-    out.artifacts = task.artifacts.map((artifact) => ({
-      ...artifact,
-      parts: artifact.parts.slice(),
-    }));
+    out.artifacts = task.artifacts.map((artifact) =>
+      artifactWithParts(artifact, artifact.parts.slice()),
+    );
   }
   const { historyLength } = view;
   if (historyLength === undefined) {
@@ -82,7 +83,7 @@ export function viewOfTask(task: MutableTaskProjection, view: TaskViewOptions = 
 
 /** Epoch milliseconds of a task's status timestamp. */
 export function statusTimeOf(status: TaskStatus): number {
-  const time = status.timestamp === undefined ? NaN : Date.parse(status.timestamp);
+  const time = status.timestamp === undefined ? NaN : timestampMillis(status.timestamp);
   if (Number.isNaN(time)) {
     throw new TypeError('A stored task status must carry a valid timestamp');
   }

@@ -89,6 +89,8 @@ export interface StoredTask {
   readonly task: Task;
   readonly seq: number;
   readonly state: TaskState;
+  /** `JSON.stringify(task)`, when the store has it at hand (e.g. a finished task kept as JSON). */
+  readonly json?: string;
 }
 
 /** Position in the listing order: status time descending, then id descending. */

@@ -27,6 +27,7 @@ import type {
   TaskStore,
   TaskViewOptions,
 } from '../../src/stores/task-store.js';
+import { comparable } from './contract/builders.js';
 import { describeTaskStoreContract } from './task-store-contract.js';
 
 const url = process.env.TANDEM_TEST_POSTGRES_URL;
@@ -186,7 +187,7 @@ describe.skipIf(url === undefined || url === '')('PostgresTaskStore', () => {
         const [expected, actual] = await Promise.all(
           stores.map((store) => store.getTask(task.scope, task.id, view)),
         );
-        expect(actual).toEqual(expected);
+        expect(comparable(actual)).toEqual(comparable(expected));
       }
       const [expected, actual] = await Promise.all(
         stores.map((store) => store.readEvents(task.id, 1, 3)),

@@ -48,6 +48,7 @@ import {
   readVersionParameter,
   type HeaderReader,
 } from './service-parameters.js';
+import { stringifyProtocolValue } from '../../protocol/json-text.js';
 
 /** One JSON-RPC call as the transport received it. */
 export interface JsonRpcRequestInput {
@@ -164,14 +165,15 @@ function errorReply(
   error: A2AError,
   context: ReplyContext = {},
 ): JsonRpcReply {
-  const base = {
-    method: context.method,
-    params: context.params,
-    activatedExtensions: context.activatedExtensions ?? NO_EXTENSIONS,
-    errorCode: error.code,
-  };
-  if (target.notification) return { kind: 'empty', ...base };
-  return { kind: 'body', body: errorEnvelope(target.idToken, error), result: undefined, ...base };
+  const method = context.method;
+  const params = context.params;
+  const activatedExtensions = context.activatedExtensions ?? NO_EXTENSIONS;
+  const errorCode = error.code;
+  if (target.notification) {
+    return { kind: 'empty', method, params, activatedExtensions, errorCode };
+  }
+  const body = errorEnvelope(target.idToken, error);
+  return { kind: 'body', body, result: undefined, method, params, activatedExtensions, errorCode };
 }
 
 /**
@@ -217,22 +219,33 @@ export function createJsonRpcHandler(
           : lastEventId,
       );
       activatedExtensions = handler.negotiateExtensions(call);
-      const base = { method, params, activatedExtensions };
       if (method === 'SendStreamingMessage' || method === 'SubscribeToTask') {
         // `request` was parsed for `method`, which the narrowing above does not carry over.
         const invocation = { method, call, request } as
           Invocation<'SendStreamingMessage'> | Invocation<'SubscribeToTask'>;
         const events = await invokeStreamingOperation(handler, invocation);
         const stream = new JsonRpcEventStream(events, framed.idToken, logger);
-        if (!framed.notification) return { kind: 'stream', stream, ...base };
+        if (!framed.notification) {
+          return { kind: 'stream', stream, method, params, activatedExtensions };
+        }
         // Nobody will read a notification's stream: release it; the task goes on.
         stream.stop();
-        return { kind: 'empty', errorCode: undefined, ...base };
+        return { kind: 'empty', errorCode: undefined, method, params, activatedExtensions };
       }
       const result = await invokeOperation(handler, { method, call, request, environment: input });
-      if (framed.notification) return { kind: 'empty', errorCode: undefined, ...base };
-      const body = resultEnvelope(framed.idToken, JSON.stringify(result));
-      return { kind: 'body', body, errorCode: undefined, result, ...base };
+      if (framed.notification) {
+        return { kind: 'empty', errorCode: undefined, method, params, activatedExtensions };
+      }
+      const body = resultEnvelope(framed.idToken, stringifyProtocolValue(result));
+      return {
+        kind: 'body',
+        body,
+        errorCode: undefined,
+        result,
+        method,
+        params,
+        activatedExtensions,
+      };
     } catch (error) {
       const context = { method, params, activatedExtensions };
       if (isA2AError(error)) return errorReply(framed, error, context);

@@ -3,7 +3,7 @@
  * runtime does (one event plus the mutations it implies, conditional on the last seen seq).
  */
 
-import { afterEach, beforeEach } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import type {
   Artifact,
   Message,
@@ -16,6 +16,7 @@ import type {
 import type {
   AppendResult,
   CreateTaskRequest,
+  StoredTask,
   TaskLogEntry,
   TaskMutation,
   TaskScope,
@@ -190,4 +191,14 @@ export function useStore(open: OpenStore): () => TaskStore {
     if (opened === undefined) throw new Error('The store is only open inside a test');
     return opened.store;
   };
+}
+
+/**
+ * A stored task without its optional `json` text, after checking that the text, when a store
+ * gives one, is exactly the JSON of the task: stores differ in whether they have it at hand.
+ */
+export function comparable(stored: StoredTask | undefined): StoredTask | undefined {
+  if (stored?.json === undefined) return stored;
+  expect(stored.json).toBe(JSON.stringify(stored.task));
+  return { task: stored.task, seq: stored.seq, state: stored.state };
 }

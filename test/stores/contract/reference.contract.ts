@@ -10,6 +10,7 @@ import { MemoryTaskStore } from '../../../src/stores/memory-task-store.js';
 import type { TaskListQuery, TaskViewOptions } from '../../../src/stores/task-store.js';
 import {
   T0,
+  comparable,
   createTask,
   message,
   scope,
@@ -82,8 +83,8 @@ export function describeReference(open: OpenStore): void {
       }
       for (const [actual] of pairs) {
         for (const view of VIEWS) {
-          expect(await store().getTask(scope, actual.taskId, view)).toEqual(
-            await reference.getTask(scope, actual.taskId, view),
+          expect(comparable(await store().getTask(scope, actual.taskId, view))).toEqual(
+            comparable(await reference.getTask(scope, actual.taskId, view)),
           );
         }
         expect(await store().readEvents(actual.taskId, 0, 10_000)).toEqual(
