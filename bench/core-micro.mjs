@@ -2,12 +2,12 @@
 // Usage: node bench/core-micro.mjs [getTask|sendMessage|both] [iterations]
 import { createHttpCore } from '../dist/http/http-core.js';
 import { createRequestHandler, MemoryTaskStore } from '../dist/server.js';
-import { demoAgents } from '../dist/agents/index.js';
+import { echo } from '../dist/agents/echo.js';
 
 const [, , which = 'both', n = '200000'] = process.argv;
 const retainedLogs = Number(process.env.RETAINED_LOGS ?? 1000);
 const handler = createRequestHandler({
-  agent: demoAgents.echo,
+  agent: echo,
   agentName: 'echo',
   store: new MemoryTaskStore({ retainedLogs }),
 });

@@ -5,7 +5,7 @@
  */
 
 import { parseArgs } from 'node:util';
-import { demoAgents } from '../agents/index.js';
+import { demoAgentNames, isDemoAgentName, loadDemoAgent } from '../agents/index.js';
 import {
   createLogger,
   createNodeServer,
@@ -14,14 +14,13 @@ import {
   describeTaskStoreSpec,
   openTaskStore,
   parseTaskStoreSpec,
+  silentLogger,
   startRetention,
   type A2AAgentMount,
   type LogLevel,
 } from '../server.js';
 import { ExitCode } from './exit-code.js';
 import { parseDuration, UsageFailure } from './cli-values.js';
-
-const DEMO_NAMES = Object.keys(demoAgents) as (keyof typeof demoAgents)[];
 
 const HELP = `Usage: tandem serve [options]
 
@@ -31,7 +30,7 @@ Options:
   --port <n>              Port to listen on (default 41241, env PORT)
   --host <host>           Address to bind (default 127.0.0.1, env TANDEM_HOST)
   --public-url <url>      URL clients use to reach this server, for agent cards (env TANDEM_PUBLIC_URL)
-  --agent <name>          Agent to serve; repeat for several (default: all of ${DEMO_NAMES.join(', ')})
+  --agent <name>          Agent to serve; repeat for several (default: all of ${demoAgentNames.join(', ')})
   --store <store>         memory | sqlite:PATH | postgres://...[?schema=NAME]
                           (default sqlite:./tandem.db, env TANDEM_STORE)
   --log-level <level>     trace | debug | info | warn | error | silent (default info, env TANDEM_LOG_LEVEL)
@@ -72,10 +71,10 @@ function parseServeArgs(args: string[]) {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageFailure(`--port must be an integer between 0 and 65535, got ${values.port}`);
   }
-  const agents = values.agent ?? DEMO_NAMES;
+  const agents: readonly string[] = values.agent ?? demoAgentNames;
   for (const name of agents) {
-    if (!(DEMO_NAMES as string[]).includes(name)) {
-      throw new UsageFailure(`Unknown agent "${name}"; available: ${DEMO_NAMES.join(', ')}`);
+    if (!isDemoAgentName(name)) {
+      throw new UsageFailure(`Unknown agent "${name}"; available: ${demoAgentNames.join(', ')}`);
     }
   }
   const logLevel = values['log-level'] ?? envOr('TANDEM_LOG_LEVEL', 'info');
@@ -89,7 +88,7 @@ function parseServeArgs(args: string[]) {
     port,
     host: values.host ?? envOr('TANDEM_HOST', '127.0.0.1'),
     publicUrl: publicUrl === '' ? undefined : publicUrl,
-    agents: [...new Set(agents)] as (keyof typeof demoAgents)[],
+    agents: [...new Set(agents)].filter(isDemoAgentName),
     store: parseTaskStoreSpec(values.store ?? envOr('TANDEM_STORE', 'sqlite:./tandem.db')),
     logLevel: logLevel as LogLevel,
     retentionMs:
@@ -114,7 +113,11 @@ export async function run(args: string[]): Promise<number> {
     console.log(HELP);
     return ExitCode.Success;
   }
-  const logger = createLogger({ level: options.logLevel, pretty: process.stdout.isTTY });
+  // `silent` loads no logging library at all: startup time matters to servers that scale to zero.
+  const logger =
+    options.logLevel === 'silent'
+      ? silentLogger
+      : createLogger({ level: options.logLevel, pretty: process.stdout.isTTY });
   const store = await openTaskStore(options.store, {
     onError: (error) => logger.warn({ err: error }, 'task store background error'),
   });
@@ -125,10 +128,12 @@ export async function run(args: string[]): Promise<number> {
       ? undefined
       : startRetention(store, options.retentionMs, logger);
   const single = options.agents.length === 1;
-  const mounts: A2AAgentMount[] = options.agents.map((name) => ({
-    path: single ? '' : `/agents/${name}`,
-    handler: createRequestHandler({ agent: demoAgents[name], runtime, agentName: name }),
-  }));
+  const mounts: A2AAgentMount[] = await Promise.all(
+    options.agents.map(async (name) => ({
+      path: single ? '' : `/agents/${name}`,
+      handler: createRequestHandler({ agent: await loadDemoAgent(name), runtime, agentName: name }),
+    })),
+  );
   const server = createNodeServer({
     agents: mounts,
     logger,

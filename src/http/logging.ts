@@ -4,8 +4,24 @@
  * without pulling in `pino-pretty`.
  */
 
-import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
+import { createRequire } from 'node:module';
+import type * as PinoModule from 'pino';
+import type { DestinationStream, Logger as PinoLogger } from 'pino';
 import type { Logger } from '../runtime/logger.js';
+
+type Pino = typeof PinoModule;
+
+let pinoModule: Pino | undefined;
+
+/**
+ * pino (with its worker-thread transports) costs more to load than the rest of the server; it is
+ * required on first use so that embedders with their own logger, and `--log-level silent`, never
+ * pay for it.
+ */
+function loadPino(): Pino {
+  pinoModule ??= createRequire(import.meta.url)('pino') as Pino;
+  return pinoModule;
+}
 
 /** Log levels, most verbose first; `silent` logs nothing. */
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
@@ -69,8 +85,9 @@ function prettyStream(target: DestinationStream): DestinationStream {
  */
 export function createLogger(options: CreateLoggerOptions = {}): PinoLogger {
   const level = options.level ?? 'info';
+  const pino = loadPino();
   const destination = options.destination ?? pino.destination({ dest: 1, sync: false });
-  const logger = pino(
+  const logger = pino.pino(
     { level, base: null },
     options.pretty === true ? prettyStream(destination) : destination,
   );

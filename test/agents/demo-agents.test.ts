@@ -1,16 +1,26 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { demoAgents } from '../../src/agents/index.js';
 import * as registry from '../../src/agents/index.js';
+import { demoAgentNames, isDemoAgentName, loadDemoAgent } from '../../src/agents/index.js';
 import { handlerFor } from './agent-harness.js';
 
 const agentsDir = new URL('../../src/agents/', import.meta.url);
 
-describe('demoAgents', () => {
+const demoAgents = Object.fromEntries(
+  await Promise.all(demoAgentNames.map(async (name) => [name, await loadDemoAgent(name)] as const)),
+);
+
+describe('demo agents', () => {
   it('lists dice, translator, echo and conformance, in that order, and nothing else', () => {
-    expect(Object.keys(demoAgents)).toEqual(['dice', 'translator', 'echo', 'conformance']);
-    expect(Object.keys(registry)).toEqual(['demoAgents']);
-    expect(Object.isFrozen(demoAgents)).toBe(true);
+    expect(demoAgentNames).toEqual(['dice', 'translator', 'echo', 'conformance']);
+    expect(Object.keys(registry).sort()).toEqual([
+      'demoAgentNames',
+      'isDemoAgentName',
+      'loadDemoAgent',
+    ]);
+    expect(demoAgentNames.every(isDemoAgentName)).toBe(true);
+    expect(isDemoAgentName('toString')).toBe(false);
+    expect(isDemoAgentName('Echo')).toBe(false);
   });
 
   it.each(Object.entries(demoAgents))('%s has a complete card', (_, agent) => {

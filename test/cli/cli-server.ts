@@ -8,7 +8,8 @@
 
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { demoAgents } from '../../src/agents/index.js';
+import { dice } from '../../src/agents/dice.js';
+import { echo } from '../../src/agents/echo.js';
 import {
   dataPart,
   decodeBase64,
@@ -154,8 +155,8 @@ export interface CliTestServer {
 /** Starts dice, echo and kit on one loopback port. */
 export async function startCliServer(): Promise<CliTestServer> {
   const handlers: Record<AgentName, A2ARequestHandler> = {
-    dice: createRequestHandler({ agent: demoAgents.dice }),
-    echo: createRequestHandler({ agent: demoAgents.echo }),
+    dice: createRequestHandler({ agent: dice }),
+    echo: createRequestHandler({ agent: echo }),
     kit: createRequestHandler({ agent: kitAgent }),
     plain: createRequestHandler({ agent: plainAgent }),
   };
