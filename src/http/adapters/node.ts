@@ -42,10 +42,16 @@ export interface A2ANodeServer {
    * Starts listening; resolves with the bound address and a base URL usable by clients. Defaults:
    * port 0 (any free port) and host `127.0.0.1` (loopback only; pass `0.0.0.0` or `::` to accept
    * remote clients).
+   *
+   * `backlog` is the queue of connections the kernel holds until the server accepts them;
+   * default 4096 (capped by the kernel's `net.core.somaxconn`). Node's default of 511 overflows
+   * when a thousand clients connect at once, and every connection refused that way retries its
+   * SYN a full second later.
    */
   listen(options?: {
     port?: number;
     host?: string;
+    backlog?: number;
   }): Promise<{ port: number; host: string; url: string }>;
   /**
    * Graceful shutdown: stops accepting connections, lets in-flight calls and streams finish up to
@@ -56,6 +62,7 @@ export interface A2ANodeServer {
 }
 
 const DEFAULT_DEADLINE_MS = 10_000;
+const DEFAULT_BACKLOG = 4096;
 
 /** Time given to responses to complete once their work was cancelled. */
 const GRACE_MS = 1_000;
@@ -135,11 +142,11 @@ export function createNodeServer(options: A2ANodeServerOptions): A2ANodeServer {
 
   return {
     server,
-    listen({ port = 0, host = '127.0.0.1' } = {}) {
+    listen({ port = 0, host = '127.0.0.1', backlog = DEFAULT_BACKLOG } = {}) {
       return new Promise((resolve, reject) => {
         const onError = (error: Error): void => reject(error);
         server.once('error', onError);
-        server.listen(port, host, () => {
+        server.listen({ port, host, backlog }, () => {
           server.off('error', onError);
           const address = server.address() as AddressInfo;
           const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
