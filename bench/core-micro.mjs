@@ -1,7 +1,12 @@
 // In-process micro-benchmark of Tandem's HTTP core (no sockets): the cost Tandem adds per request.
 // Usage: node bench/core-micro.mjs [getTask|sendMessage|both] [iterations]
 import { createHttpCore } from '../dist/http/http-core.js';
-import { createRequestHandler, MemoryTaskStore } from '../dist/server.js';
+import {
+  createRequestHandler,
+  MemoryTaskStore,
+  openTaskStore,
+  parseTaskStoreSpec,
+} from '../dist/server.js';
 import { echo } from '../dist/agents/echo.js';
 
 const [, , which = 'both', n = '200000'] = process.argv;
@@ -9,7 +14,10 @@ const retainedLogs = Number(process.env.RETAINED_LOGS ?? 1000);
 const handler = createRequestHandler({
   agent: echo,
   agentName: 'echo',
-  store: new MemoryTaskStore({ retainedLogs }),
+  // TANDEM_STORE=sqlite:/tmp/x.db measures a durable store instead.
+  store: process.env.TANDEM_STORE
+    ? await openTaskStore(parseTaskStoreSpec(process.env.TANDEM_STORE))
+    : new MemoryTaskStore({ retainedLogs }),
 });
 const core = createHttpCore({ agents: [{ path: '', handler }] });
 const headers = { 'a2a-version': '1.0', 'content-type': 'application/json', host: '127.0.0.1:1' };

@@ -58,7 +58,16 @@ async function openSqlite(tandem) {
   const { default: Database } = await import('better-sqlite3');
   const dir = mkdtempSync(join(tmpdir(), 'tandem-bench-stores-'));
   const path = join(dir, 'tasks.db');
-  const store = tandem.SqliteTaskStore.open({ path });
+  // The store locks its file while open: measuring closes it and opens it again, behind a
+  // stand-in that always forwards to the store currently open.
+  let current = tandem.SqliteTaskStore.open({ path });
+  const store = new Proxy(
+    {},
+    {
+      get: (_, name) =>
+        typeof current[name] === 'function' ? current[name].bind(current) : current[name],
+    },
+  );
   const sizeOf = (file) => {
     try {
       return statSync(file).size;
@@ -70,8 +79,7 @@ async function openSqlite(tandem) {
     store,
     measuredAs: 'database file after a WAL checkpoint',
     async footprint() {
-      // A second connection: the store does not expose its own. Writes are synchronous, so no
-      // transaction of the store is open and the checkpoint can complete.
+      await current.close();
       const db = new Database(path);
       try {
         const [row] = db.pragma('wal_checkpoint(TRUNCATE)');
@@ -85,10 +93,11 @@ async function openSqlite(tandem) {
         return { bytes: sizeOf(path) + detail.wal, detail };
       } finally {
         db.close();
+        current = tandem.SqliteTaskStore.open({ path });
       }
     },
     async close() {
-      await store.close();
+      await current.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

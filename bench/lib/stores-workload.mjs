@@ -89,7 +89,7 @@ export function createWriter(tandem, store, holder = crypto.randomUUID()) {
     await store.createTask({
       scope: SCOPE,
       task,
-      event: streamEvent(1, { task }),
+      events: [streamEvent(1, { task })],
       leaseHolder: holder,
       leaseMs: LEASE_MS,
     });

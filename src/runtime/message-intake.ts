@@ -18,7 +18,7 @@ import { TaskExecution, type TaskExecutionInit } from './task-execution.js';
 import { TaskRun } from './task-run.js';
 import type { TaskRuntime } from './task-runtime.js';
 import { waitAtMost } from './wait-at-most.js';
-import { newUuid } from '../protocol/uuid.js';
+import { newTimeOrderedUuid } from '../protocol/uuid.js';
 import { messageInTask } from '../protocol/copies.js';
 
 /** What admission needs from the agent's request handler. */
@@ -89,9 +89,9 @@ export async function admitMessage(
   if (incoming.taskId === undefined || incoming.taskId === '') {
     const contextId =
       incoming.contextId === undefined || incoming.contextId === ''
-        ? newUuid()
+        ? newTimeOrderedUuid()
         : incoming.contextId;
-    const message = messageInTask(incoming, newUuid(), contextId);
+    const message = messageInTask(incoming, newTimeOrderedUuid(), contextId);
     return execution(context, caller, request, message);
   }
   return await resume(context, caller, request);
@@ -141,10 +141,9 @@ async function resume(
   if (!isInterruptedState(stored.state) || executions.has(taskId)) throw busy();
   const message = messageInTask(incoming, taskId, contextId);
   // Lease first: between the resume and a lease, another replica's sweeper would see a WORKING
-  // task without a live lease and fail it. A process that is its store's only user can only
-  // meet leases of dead predecessors.
+  // task without a live lease and fail it. A process that is its store's only user takes none.
   const { holder, leaseMs, exclusive } = runtime;
-  if (!(await store.acquireLease(taskId, holder, leaseMs)) && !exclusive) throw busy();
+  if (!exclusive && !(await store.acquireLease(taskId, holder, leaseMs))) throw busy();
   const run = new TaskRun(context.runtime.deps, {
     scope,
     taskId,
@@ -153,7 +152,7 @@ async function resume(
     state: stored.state,
   });
   if (!(await run.resume(message))) {
-    await store.releaseLease(taskId, holder);
+    if (!exclusive) await store.releaseLease(taskId, holder);
     stored = await readTask(store, scope, taskId, 0);
     if (isTerminalState(stored.state)) {
       throw new UnsupportedOperationError(

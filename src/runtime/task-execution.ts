@@ -13,8 +13,10 @@ import { isFinalOrInterruptedState, isTerminalState } from '../protocol/task-sta
 import type { TaskScope } from '../stores/task-store.js';
 import type { AgentContext, AgentDefinition, ArtifactUpdateOptions, Caller } from './agent.js';
 import { agentMessageOf, artifactOf, type MessageContent } from './agent-content.js';
-import { artifactChange, statusChange } from './task-changes.js';
-import { TaskRun, type TaskRunDependencies } from './task-run.js';
+import { artifactChange, statusChange, type TaskChange } from './task-changes.js';
+import { TaskRun, type TaskRunDependencies, type WriteOutcome } from './task-run.js';
+
+const ignoreError = (): void => {};
 
 /** How an execution first answered: a direct message, or a task. */
 export type ExecutionOutcome =
@@ -179,8 +181,22 @@ export class TaskExecution implements AgentContext {
   }
 
   async #change(state: TaskState, message: Message | undefined): Promise<void> {
-    await this.#ensureTask();
-    await this.#run.write(() => statusChange(this.taskId, this.contextId, state, message));
+    await this.#write(() => statusChange(this.taskId, this.contextId, state, message));
+  }
+
+  /** Writes a change; the first change of a new task is written with its creation. */
+  #write(build: (state: TaskState) => TaskChange): Promise<WriteOutcome> {
+    if (this.#creating !== undefined || this.#init.run !== undefined || this.#replied) {
+      return this.#ensureTask().then(() => this.#run.write(build));
+    }
+    const { created, written } = this.#run.createWith(this.message, build);
+    this.#creating = created.then((task) => {
+      this.#resolveOutcome({ kind: 'task', task });
+      return task;
+    });
+    // A failed creation reaches the agent through `written`; later waiters still see it here.
+    this.#creating.catch(ignoreError);
+    return written;
   }
 
   reply(content: MessageContent, options: { metadata?: Struct } = {}): Promise<void> {
@@ -213,8 +229,7 @@ export class TaskExecution implements AgentContext {
     options: ArtifactUpdateOptions = {},
   ): Promise<string> {
     const artifact = artifactOf(content, options);
-    await this.#ensureTask();
-    await this.#run.write((state) =>
+    await this.#write((state) =>
       artifactChange(
         this.taskId,
         this.contextId,

@@ -18,7 +18,8 @@ import {
   isInterruptedState,
   isTerminalState,
 } from '../protocol/task-state.js';
-import type { TaskScope, TaskStore } from '../stores/task-store.js';
+import { applyMutation, type MutableTaskProjection } from '../stores/task-projection.js';
+import type { CreateTaskRequest, TaskScope, TaskStore } from '../stores/task-store.js';
 import type { Logger } from './logger.js';
 import { streamEvent } from './stream-event.js';
 import { resumeChange, statusChange, targetStateOf, type TaskChange } from './task-changes.js';
@@ -169,28 +170,71 @@ export class TaskRun {
 
   /** Creates the task: its first event is the `Task` snapshot, in `SUBMITTED` state. */
   create(userMessage: Message): Promise<Task> {
-    return this.#enqueue(() => {
+    const { created, written } = this.createWith(userMessage, undefined);
+    // Without a first change, `written` only mirrors `created`'s failure, reported by `created`.
+    written.catch(ignore);
+    return created;
+  }
+
+  /**
+   * Creates the task and applies the agent's first change with it, in one store write: a new
+   * task's creation and its first update cost one commit, not two. `created` resolves with the
+   * `SUBMITTED` snapshot (the task's first event), `written` as {@link write} would. A change the
+   * state machine refuses does not stop the creation; `written` rejects.
+   */
+  createWith(
+    userMessage: Message,
+    first: ((state: TaskState) => TaskChange) | undefined,
+  ): { created: Promise<Task>; written: Promise<WriteOutcome> } {
+    let settleWrite!: (outcome: Promise<WriteOutcome>) => void;
+    const written = new Promise<WriteOutcome>((resolve) => (settleWrite = resolve));
+    const created = this.#enqueue(() => {
       const task: Task = {
         id: this.taskId,
         contextId: this.contextId,
         status: { state: 'TASK_STATE_SUBMITTED', timestamp: currentTimestamp() },
         history: [userMessage],
       };
-      const event = streamEvent(1, { task });
+      const snapshot = streamEvent(1, { task });
+      let change: TaskChange | undefined;
+      let refused: Error | undefined;
+      try {
+        change =
+          first === undefined || this.#stopped
+            ? undefined
+            : this.#checked(first, task.status.state);
+      } catch (error) {
+        refused = error instanceof Error ? error : new Error(String(error));
+      }
+      const events = change === undefined ? [snapshot] : [snapshot, streamEvent(2, change.payload)];
       const lease = this.#deps.lease;
-      const created = this.#deps.store.createTask(
+      const request: CreateTaskRequest = {
+        scope: this.scope,
+        task: change === undefined ? task : projectionAfter(task, change),
+        events,
+      };
+      const stored = this.#deps.store.createTask(
         lease === undefined
-          ? { scope: this.scope, task, event }
-          : { scope: this.scope, task, event, leaseHolder: lease.holder, leaseMs: lease.ms },
+          ? request
+          : { ...request, leaseHolder: lease.holder, leaseMs: lease.ms },
       );
-      return created.then(() => {
-        this.#seq = 1;
-        this.#state = 'TASK_STATE_SUBMITTED';
-        this.#deps.hub.publish(this.taskId, event);
+      const done = stored.then(() => {
+        this.#seq = events.length;
+        this.#state = change === undefined ? task.status.state : change.state;
+        for (const event of events) this.#deps.hub.publish(this.taskId, event);
         this.#checkSettled();
         return task;
       });
+      settleWrite(
+        refused === undefined
+          ? done.then(() => (change === undefined ? 'dropped' : APPLIED))
+          : done.then(() => Promise.reject(refused)),
+      );
+      return done;
     });
+    // A creation that failed before it was attempted fails the write with the same error.
+    created.catch(() => settleWrite(created.then(() => APPLIED)));
+    return { created, written };
   }
 
   /**
@@ -206,20 +250,26 @@ export class TaskRun {
     if (this.#stopped) return DROPPED;
     let change: TaskChange;
     try {
-      change = build(this.#state);
-      const target = targetStateOf(change);
-      if (target !== undefined) assertTransition(this.#state, target);
-      else if (isTerminalState(this.#state)) {
-        throw new InvalidTransitionError(
-          this.#state,
-          this.#state,
-          `Task ${this.taskId} is ${this.#state}; it cannot receive artifacts any more`,
-        );
-      }
+      change = this.#checked(build, this.#state);
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     return this.#append(change).then((applied) => (applied ? APPLIED : this.#retryWrite(build)));
+  }
+
+  /** The change `build` makes from `state`; throws when the state machine forbids it. */
+  #checked(build: (state: TaskState) => TaskChange, state: TaskState): TaskChange {
+    const change = build(state);
+    const target = targetStateOf(change);
+    if (target !== undefined) assertTransition(state, target);
+    else if (isTerminalState(state)) {
+      throw new InvalidTransitionError(
+        state,
+        state,
+        `Task ${this.taskId} is ${state}; it cannot receive artifacts any more`,
+      );
+    }
+    return change;
   }
 
   async #retryWrite(build: (state: TaskState) => TaskChange): Promise<WriteOutcome> {
@@ -322,4 +372,25 @@ export class TaskRun {
     this.#stop();
     return true;
   }
+}
+
+/** The task after `change`, for a task created together with its first change. */
+function projectionAfter(task: Task, change: TaskChange): Task {
+  const projection: MutableTaskProjection = {
+    id: task.id,
+    contextId: task.contextId ?? '',
+    status: task.status,
+    history: task.history?.slice() ?? [],
+    artifacts: [],
+    metadata: task.metadata,
+  };
+  for (const mutation of change.mutations) applyMutation(projection, mutation);
+  const after: Task = {
+    id: task.id,
+    contextId: projection.contextId,
+    status: projection.status,
+    history: projection.history,
+  };
+  if (projection.artifacts.length > 0) after.artifacts = projection.artifacts;
+  return after;
 }

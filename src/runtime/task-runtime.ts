@@ -4,11 +4,12 @@
  * fails tasks whose process died, and — for stores shared by several processes — the feed of
  * appends made elsewhere.
  *
- * Crash recovery: a task running in this process is leased to it and the lease is renewed while
- * it runs. A store used by one process only (memory, SQLite) fails, at start-up, every task that
- * was `SUBMITTED` or `WORKING`: whatever ran it died with the previous process. A shared store
- * (PostgreSQL) relies on leases: a surviving replica fails a task whose lease expired, within
- * `orphanTimeoutMs`. Interrupted tasks hold no lease and stay resumable.
+ * Crash recovery: a store used by one process only (memory, SQLite) fails, at start-up, every
+ * task that was `SUBMITTED` or `WORKING`: whatever ran it died with the previous process. Such a
+ * store needs no leases and gets none. With a shared store (PostgreSQL), a task running in a
+ * process is leased to it and the lease is renewed while it runs; a surviving replica fails a
+ * task whose lease expired, within `orphanTimeoutMs`. Interrupted tasks hold no lease and stay
+ * resumable.
  */
 
 import { agentMessage } from '../protocol/builders.js';
@@ -62,15 +63,22 @@ export class TaskRuntime {
     const timeout = options.orphanTimeoutMs ?? 30_000;
     this.leaseMs = Math.max(1, Math.floor(timeout * 0.8));
     this.#sweepMs = Math.max(1, Math.floor(timeout * 0.2));
-    this.deps = {
-      store: this.store,
-      hub: this.hub,
-      logger: this.logger,
-      lease: { holder: this.holder, ms: this.leaseMs },
-    };
+    // A store used by this process alone needs no leases: no other process can run its tasks,
+    // and at start-up every task left active is an orphan whatever its lease says.
+    this.deps = this.exclusive
+      ? { store: this.store, hub: this.hub, logger: this.logger }
+      : {
+          store: this.store,
+          hub: this.hub,
+          logger: this.logger,
+          lease: { holder: this.holder, ms: this.leaseMs },
+        };
   }
 
-  /** Recovers tasks left running by a dead process, then starts heartbeats and the sweeper. */
+  /**
+   * Recovers tasks left running by a dead process; with a shared store, then starts the lease
+   * heartbeat and the sweeper that fails the tasks of replicas that died.
+   */
   start(): Promise<void> {
     this.#started ??= this.#start();
     return this.#started;
@@ -79,14 +87,16 @@ export class TaskRuntime {
   async #start(): Promise<void> {
     const { store } = this;
     if (store.listenForChanges === undefined) {
+      // Alone with its store: whatever is still active was left by a dead predecessor, and
+      // nothing can be orphaned while this process lives (it holds no leases to lose).
       await this.#failOrphans(true, RESTARTED);
-    } else {
-      this.#stopListening = await store.listenForChanges({
-        onChange: (taskId, seq) => this.#onChange(taskId, seq),
-        onResync: () => this.#onResync(),
-      });
-      await this.#failOrphans(false, REPLICA_LOST);
+      return;
     }
+    this.#stopListening = await store.listenForChanges({
+      onChange: (taskId, seq) => this.#onChange(taskId, seq),
+      onResync: () => this.#onResync(),
+    });
+    await this.#failOrphans(false, REPLICA_LOST);
     const every = (ms: number, task: () => Promise<void>, what: string): void => {
       const timer = setInterval(() => {
         task().catch((error: unknown) => this.logger.error({ err: error }, `${what} failed`));
@@ -118,7 +128,7 @@ export class TaskRuntime {
   /** Unregisters a task whose execution has ended here, and gives up its lease. */
   async releaseRun(run: TaskRun): Promise<void> {
     if (this.#runs.get(run.taskId) === run) this.#runs.delete(run.taskId);
-    await this.store.releaseLease(run.taskId, this.holder);
+    if (!this.exclusive) await this.store.releaseLease(run.taskId, this.holder);
   }
 
   #onChange(taskId: string, seq: number): void {

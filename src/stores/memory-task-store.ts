@@ -32,6 +32,7 @@ import type {
   TaskViewOptions,
 } from './task-store.js';
 import { artifactWithParts } from '../protocol/copies.js';
+import { createEventsProblem, lastSeqOf } from './task-log.js';
 
 /** A task that may still change, or finished recently: full projection and log. */
 interface LiveTask extends MutableTaskProjection, OrderKey {
@@ -172,11 +173,12 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   createTask(request: CreateTaskRequest): Promise<void> {
-    const { task, event } = request;
+    const { task, events } = request;
     if (this.#tasks.has(task.id)) {
       return Promise.reject(new Error(`Task ${task.id} already exists`));
     }
-    if (event.seq !== 1) return Promise.reject(new Error('The first event of a task has seq 1'));
+    const problem = createEventsProblem(events);
+    if (problem !== undefined) return Promise.reject(problem);
     const statusTime = settledStatusTime(task.status);
     if (statusTime instanceof Error) return Promise.reject(statusTime);
     const { scope, scopeKey } = this.#intern(request.scope);
@@ -193,8 +195,8 @@ export class MemoryTaskStore implements TaskStore {
         ? task.artifacts.map((a) => artifactWithParts(a, a.parts.slice()))
         : [],
       metadata: task.metadata,
-      seq: 1,
-      log: [event],
+      seq: events.length,
+      log: events.slice(),
       leaseHolder: request.leaseHolder,
       leaseExpiresAt: request.leaseHolder === undefined ? 0 : Date.now() + (request.leaseMs ?? 0),
       json: undefined,
@@ -210,12 +212,11 @@ export class MemoryTaskStore implements TaskStore {
     if (task === undefined || task.compact || task.seq !== request.expectedSeq) {
       return Promise.resolve({ ok: false, currentSeq: task?.seq });
     }
-    let seq = task.seq;
-    for (const event of request.events) {
-      if (event.seq !== seq + 1) {
-        return Promise.reject(new Error(`Event seq ${event.seq} does not follow ${seq}`));
-      }
-      seq = event.seq;
+    let seq: number;
+    try {
+      seq = lastSeqOf(task.seq, request.events);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     const wasTerminal = isTerminalState(task.status.state);
     const before = task.statusTime;

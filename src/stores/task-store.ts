@@ -49,13 +49,16 @@ export type TaskMutation =
    */
   | { readonly kind: 'artifact'; readonly artifact: Artifact; readonly append: boolean };
 
-/** What to create: the first event of a task and its initial projection. */
+/**
+ * What to create: a task's first events and its projection after them. A runtime that already
+ * has the first change of a new task writes it with the task, in one write instead of two.
+ */
 export interface CreateTaskRequest {
   readonly scope: TaskScope;
-  /** The initial projection; `status.timestamp` is required. */
+  /** The projection after `events`; `status.timestamp` is required. */
   readonly task: Task;
-  /** The task's first log entry (seq 1). */
-  readonly event: TaskLogEntry;
+  /** The task's first log entries, seq 1, 2, ...: at least one, the `Task` snapshot. */
+  readonly events: readonly TaskLogEntry[];
   /** Lease the new task to this holder (see {@link TaskStore.acquireLease}). */
   readonly leaseHolder?: string;
   readonly leaseMs?: number;
@@ -151,7 +154,7 @@ export interface TaskChangeListener {
 /** Where tasks live. See the module documentation for the contract. */
 export interface TaskStore {
   /**
-   * Creates a task with its first event, leased to `request.leaseHolder` when given. Rejects if
+   * Creates a task with its first events, leased to `request.leaseHolder` when given. Rejects if
    * the id exists.
    */
   createTask(request: CreateTaskRequest): Promise<void>;

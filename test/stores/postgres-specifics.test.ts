@@ -37,7 +37,7 @@ function createRequest(id: string, time = Date.now()): CreateTaskRequest {
     status: { state: 'TASK_STATE_SUBMITTED', timestamp: new Date(time).toISOString() },
     history: [{ messageId: `${id}-m`, role: 'ROLE_USER', parts: [{ text: 'hi' }] }],
   };
-  return { scope, task, event: entry(1, { task }) };
+  return { scope, task, events: [entry(1, { task })] };
 }
 
 function statusAppend(taskId: string, expectedSeq: number, state: Task['status']['state']) {

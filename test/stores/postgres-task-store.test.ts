@@ -153,7 +153,11 @@ describe.skipIf(url === undefined || url === '')('PostgresTaskStore', () => {
         if (rng.next() < 0.2) task.artifacts = [artifact(), { ...artifact(), artifactId: 'r9' }];
         const scope = rng.pick(SCOPES);
         for (const store of stores) {
-          await store.createTask({ scope, task: structuredClone(task), event: entry(1, { task }) });
+          await store.createTask({
+            scope,
+            task: structuredClone(task),
+            events: [entry(1, { task })],
+          });
         }
         tasks.push({ id, scope, seq: 1, contextId });
         continue;

@@ -1,7 +1,7 @@
 /**
  * What the contract cannot see for SQLite: the file. Persistence across reopen and across a
- * `kill -9` of the writing process, the schema version guard, WAL mode, and several connections
- * sharing one file.
+ * `kill -9` of the writing process, the schema version guard, WAL mode, the exclusive lock on the
+ * file, and group commit.
  */
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +15,16 @@ import { ConfigurationError, UsageError } from '../../src/protocol/local-errors.
 import { SQLITE_MIGRATIONS } from '../../src/stores/sqlite/sqlite-migrations.js';
 import { SqliteTaskStore } from '../../src/stores/sqlite/sqlite-task-store.js';
 import type { TaskListQuery, TaskStore } from '../../src/stores/task-store.js';
-import { T0, createTask, message, scope, textPart } from './contract/builders.js';
+import {
+  T0,
+  createRequest,
+  createTask,
+  logEntry,
+  message,
+  newTask,
+  scope,
+  textPart,
+} from './contract/builders.js';
 import { forkTypeScript } from './fixtures/fork-typescript.js';
 
 let directory: string;
@@ -182,28 +191,81 @@ describe('SqliteTaskStore file', () => {
     expect(() => SqliteTaskStore.open({ path })).toThrow(`${path} is not a SQLite database`);
   });
 
-  it('shares one file between connections, appends staying conditional', async () => {
-    const a = SqliteTaskStore.open({ path, synchronous: 'FULL' });
-    const b = SqliteTaskStore.open({ path, busyTimeoutMs: 1_000 });
-    const writer = await createTask(a, 't1');
-    const note = message('from-b', 'b');
-    expect(
-      await b.append({
-        taskId: 't1',
+  it('keeps its file to itself: a second store is refused, saying why, until the first closes', async () => {
+    const first = SqliteTaskStore.open({ path });
+    await createTask(first, 't1');
+    const second = (): SqliteTaskStore => SqliteTaskStore.open({ path, busyTimeoutMs: 50 });
+    expect(second).toThrow(ConfigurationError);
+    expect(second).toThrow(
+      `${path} is in use by another process; a SQLite task store serves one process (use PostgreSQL to run several replicas)`,
+    );
+    await first.close();
+    const reopened = second();
+    expect((await reopened.getTask(scope, 't1'))?.seq).toBe(1);
+    await reopened.close();
+  });
+
+  it('commits the writes of one turn together, each failing alone', async () => {
+    const store = SqliteTaskStore.open({ path });
+    await createTask(store, 'existing');
+    const writes = [
+      store.createTask(createRequest(newTask('a'))),
+      store.createTask(createRequest(newTask('existing'))),
+      store.append({
+        taskId: 'a',
         expectedSeq: 1,
-        events: [],
-        mutations: [{ kind: 'history', message: note }],
+        events: [logEntry(2, { message: message('m', 'hello') })],
+        mutations: [{ kind: 'history', message: message('m', 'hello') }],
       }),
-    ).toEqual({ ok: true, seq: 1 });
-    expect(await writer.addMessage(message('from-a', 'a'))).toEqual({ ok: true, seq: 2 });
-    expect(await b.append({ taskId: 't1', expectedSeq: 1, events: [], mutations: [] })).toEqual({
-      ok: false,
-      currentSeq: 2,
-    });
-    const seen = await b.getTask(scope, 't1');
-    expect(seen?.task.history?.map((m) => m.messageId)).toEqual(['t1-m0', 'from-b', 'from-a']);
-    await a.close();
-    await b.close();
+      store.append({ taskId: 'a', expectedSeq: 1, events: [], mutations: [] }),
+      store.append({
+        taskId: 'a',
+        expectedSeq: 2,
+        events: [logEntry(4, { message: message('gap', 'gap') })],
+        mutations: [{ kind: 'history', message: message('gap', 'gap') }],
+      }),
+    ];
+    const outcomes = await Promise.allSettled(writes);
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+    ]);
+    expect(outcomes[2]).toEqual({ status: 'fulfilled', value: { ok: true, seq: 2 } });
+    expect(outcomes[3]).toEqual({ status: 'fulfilled', value: { ok: false, currentSeq: 2 } });
+    // The refused gap left nothing behind, and the writer still knows where the task is.
+    const stored = await store.getTask(scope, 'a');
+    expect(stored?.seq).toBe(2);
+    expect(stored?.task.history?.map((m) => m.messageId)).toEqual(['a-m0', 'm']);
+    expect(
+      await store.append({
+        taskId: 'a',
+        expectedSeq: 2,
+        events: [logEntry(3, { message: message('next', 'next') })],
+        mutations: [{ kind: 'history', message: message('next', 'next') }],
+      }),
+    ).toEqual({ ok: true, seq: 3 });
+    await store.close();
+    // All of it is in the file.
+    const reopened = SqliteTaskStore.open({ path });
+    expect((await reopened.getTask(scope, 'a'))?.task.history?.map((m) => m.messageId)).toEqual([
+      'a-m0',
+      'm',
+      'next',
+    ]);
+    await reopened.close();
+  });
+
+  it('commits the writes still queued when it is closed', async () => {
+    const store = SqliteTaskStore.open({ path });
+    const created = store.createTask(createRequest(newTask('late')));
+    await store.close();
+    await created;
+    const reopened = SqliteTaskStore.open({ path });
+    expect((await reopened.getTask(scope, 'late'))?.seq).toBe(1);
+    await reopened.close();
   });
 
   it('rejects calls after close with a UsageError', async () => {

@@ -13,7 +13,7 @@ async function addTask(store: MemoryTaskStore, id: string, state: TaskState, at:
     contextId: 'c',
     status: { state, timestamp: new Date(at).toISOString() },
   };
-  await store.createTask({ scope, task, event: { seq: 1, payload: { task }, json: '{}' } });
+  await store.createTask({ scope, task, events: [{ seq: 1, payload: { task }, json: '{}' }] });
 }
 
 describe('retention', () => {

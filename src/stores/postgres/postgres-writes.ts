@@ -12,6 +12,7 @@
 
 import type { PoolClient, QueryConfig } from 'pg';
 import type { Artifact } from '../../protocol/generated/types.js';
+import { createEventsProblem, lastSeqOf } from '../task-log.js';
 import { statusTimeOf } from '../task-projection.js';
 import type {
   AppendRequest,
@@ -159,7 +160,7 @@ function createStatement(
     p.add(status.time, 'bigint'),
     p.add(status.json, 'text'),
     p.add(task.metadata === undefined ? null : JSON.stringify(task.metadata), 'text'),
-    '1',
+    p.add(request.events.length, 'integer'),
     p.add(plan.messages.length, 'integer'),
     holder,
     `CASE WHEN ${holder} IS NULL THEN '-infinity'::timestamptz
@@ -178,16 +179,17 @@ function createStatement(
   return { name: artifact ? 'tandem_create_artifact' : 'tandem_create', text, values: p.values };
 }
 
-/** Creates a task with its first event; rejects when the id exists. */
+/** Creates a task with its first events; rejects when the id exists. */
 export async function createTask(db: PostgresDatabase, request: CreateTaskRequest): Promise<void> {
-  const { task, event } = request;
-  if (event.seq !== 1) throw new Error('The first event of a task has seq 1');
+  const { task, events } = request;
+  const problem = createEventsProblem(events);
+  if (problem !== undefined) throw problem;
   const mutations: TaskMutation[] = [{ kind: 'status', status: task.status }];
   for (const message of task.history ?? []) mutations.push({ kind: 'history', message });
   for (const artifact of task.artifacts ?? []) {
     mutations.push({ kind: 'artifact', artifact, append: false });
   }
-  const plan = planOf([event], mutations);
+  const plan = planOf(events, mutations);
   const n = db.names;
   try {
     const [first, ...more] = plan.artifacts;
@@ -243,11 +245,7 @@ export async function appendToTask(
   db: PostgresDatabase,
   request: AppendRequest,
 ): Promise<AppendResult> {
-  let seq = request.expectedSeq;
-  for (const event of request.events) {
-    if (event.seq !== seq + 1) throw new Error(`Event seq ${event.seq} does not follow ${seq}`);
-    seq = event.seq;
-  }
+  const seq = lastSeqOf(request.expectedSeq, request.events);
   const n = db.names;
   const plan = planOf(request.events, request.mutations);
   let applied: boolean;

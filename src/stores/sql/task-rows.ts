@@ -105,17 +105,3 @@ export function taskFromRow(
 export function logEntryFromRow(seq: number, json: string): TaskLogEntry {
   return { seq, payload: JSON.parse(json) as TaskLogEntry['payload'], json };
 }
-
-/**
- * Checks that `events` continue the log after `expectedSeq` without a gap, and returns the
- * sequence number of the last one (`expectedSeq` when there are none). A gap is a bug in the
- * writer, reported as an `Error` before anything is written.
- */
-export function lastSeqOf(expectedSeq: number, events: readonly TaskLogEntry[]): number {
-  let seq = expectedSeq;
-  for (const event of events) {
-    if (event.seq !== seq + 1) throw new Error(`Event seq ${event.seq} does not follow ${seq}`);
-    seq = event.seq;
-  }
-  return seq;
-}

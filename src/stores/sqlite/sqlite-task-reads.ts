@@ -59,8 +59,9 @@ export class SqliteTaskReads {
   readonly #pageArtifacts;
   readonly #pageParts;
   readonly #readEvents;
-  readonly #getTaskInSnapshot: SqliteTaskReads['getTask'];
-  readonly #listTasksInSnapshot: SqliteTaskReads['listTasks'];
+  readonly #taskHistory;
+  readonly #taskArtifacts;
+  readonly #taskParts;
   /** Listing statements by filter combination: at most 16 pages and 8 counts. */
   readonly #pages = new Map<string, Database.Statement<[ListParameters], ListedRow>>();
   readonly #counts = new Map<string, Database.Statement<[ListParameters], number>>();
@@ -99,31 +100,51 @@ export class SqliteTaskReads {
     this.#readEvents = db.prepare<[string, number, number], { seq: number; event: string }>(
       'SELECT seq, event FROM task_events WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?',
     );
-    // A task is read with several statements; one read transaction gives them one snapshot even
-    // while another process commits to the file.
-    const getTask = db.transaction((scope: TaskScope, taskId: string, view?: TaskViewOptions) =>
-      this.#readTask(scope, taskId, view),
+    this.#taskHistory = db
+      .prepare<[number, string], string>(
+        `SELECT h.message FROM tasks AS t
+       JOIN task_history AS h ON h.task_id = t.id AND h.position >= t.history_count - ?
+       WHERE t.id = ? ORDER BY h.position`,
+      )
+      .pluck();
+    this.#taskArtifacts = db.prepare<[string], ArtifactRow>(
+      'SELECT position, fields FROM task_artifacts WHERE task_id = ? ORDER BY position',
     );
-    this.#getTaskInSnapshot = (scope, taskId, view) => getTask.deferred(scope, taskId, view);
-    const listTasks = db.transaction((scope: TaskScope, query: TaskListQuery) =>
-      this.#readPage(scope, query),
+    this.#taskParts = db.prepare<[string], { artifactPosition: number; part: string }>(
+      `SELECT artifact_position AS artifactPosition, part FROM task_artifact_parts
+       WHERE task_id = ? ORDER BY artifact_position, position`,
     );
-    this.#listTasksInSnapshot = (scope, query) => listTasks.deferred(scope, query);
   }
 
-  getTask(scope: TaskScope, taskId: string, view?: TaskViewOptions): StoredTask | undefined {
-    return this.#getTaskInSnapshot(scope, taskId, view);
+  // Reads need no transaction of their own: the store is this process's alone (exclusive
+  // locking) and better-sqlite3 runs each call to completion, so the statements of one read all
+  // see the same committed state.
+
+  getTask(scope: TaskScope, taskId: string, view: TaskViewOptions = {}): StoredTask | undefined {
+    const row = this.#getTask.get(taskId, scope.agent, scope.tenant, scope.owner);
+    if (row === undefined) return undefined;
+    const history =
+      view.historyLength !== undefined && view.historyLength <= 0
+        ? undefined
+        : this.#taskHistory.all(view.historyLength ?? ALL, taskId);
+    const artifacts = view.includeArtifacts === false ? undefined : this.#artifactsOf(taskId);
+    return { task: taskFromRow(row, history, artifacts), seq: row.seq, state: taskStateOf(row) };
+  }
+
+  #artifactsOf(taskId: string): Artifact[] {
+    const rows = this.#taskArtifacts.all(taskId);
+    if (rows.length === 0) return [];
+    const parts: string[][] = rows.map(() => []);
+    const slot = new Map(rows.map((row, i) => [row.position, i]));
+    for (const part of this.#taskParts.iterate(taskId)) {
+      const i = slot.get(part.artifactPosition);
+      if (i !== undefined) parts[i]?.push(part.part);
+    }
+    return rows.map((row, i) => artifactFromRow(row, parts[i] ?? []));
   }
 
   listTasks(scope: TaskScope, query: TaskListQuery): TaskListPage {
-    return this.#listTasksInSnapshot(scope, query);
-  }
-
-  #readTask(scope: TaskScope, taskId: string, view: TaskViewOptions = {}): StoredTask | undefined {
-    const row = this.#getTask.get(taskId, scope.agent, scope.tenant, scope.owner);
-    if (row === undefined) return undefined;
-    const [task] = this.#assemble([row], view);
-    return task === undefined ? undefined : { task, seq: row.seq, state: taskStateOf(row) };
+    return this.#readPage(scope, query);
   }
 
   #readPage(scope: TaskScope, query: TaskListQuery): TaskListPage {

@@ -3,17 +3,21 @@
  * survive restarts with nothing to run beside the server. The schema (see `sqlite-migrations.ts`)
  * is created and migrated when the file is opened.
  *
- * Durability: the file is in WAL mode and every write is one transaction, committed before the
- * returned promise resolves. With `synchronous: 'NORMAL'` (the default) a committed write survives
- * the process dying in any way, `kill -9` included, because it is in the operating system's
- * cache; it can be lost only if the machine itself loses power or crashes before the next WAL
- * checkpoint. `'FULL'` syncs the WAL to disk at every commit and survives that too, at the cost of
- * one fsync per write.
+ * One process: the file is opened in exclusive locking mode and stays locked while the store is
+ * open; a second process gets a `ConfigurationError` saying so. That is what makes start-up
+ * recovery safe (every task still active belongs to a dead process) and lets the writer keep what
+ * it knows of running tasks in memory. Several replicas share PostgreSQL instead.
  *
- * better-sqlite3 is synchronous: each call runs to completion on the calling thread, so writes
- * from this process are serialized by construction and the promises returned are already
- * settled. Several processes may share the file; writes take the database's write lock
- * (`BEGIN IMMEDIATE`, waiting up to `busyTimeoutMs`) and appends stay conditional on `seq`.
+ * Durability: the file is in WAL mode, and writes are group-committed — those requested in one
+ * turn of the event loop share one transaction, committed before any of their promises resolve
+ * (see `sqlite-group-commit.ts`). With `synchronous: 'NORMAL'` (the default) a committed write
+ * survives the process dying in any way, `kill -9` included, because it is in the operating
+ * system's cache; it can be lost only if the machine itself loses power or crashes before the
+ * next WAL checkpoint. `'FULL'` syncs the WAL to disk at every commit and survives that too, at
+ * the cost of one fsync per commit.
+ *
+ * better-sqlite3 is synchronous: each call runs to completion on the calling thread, so reads
+ * never see half a write, and the promises of reads are already settled when returned.
  */
 
 import Database from 'better-sqlite3';
@@ -31,6 +35,7 @@ import type {
   TaskStore,
   TaskViewOptions,
 } from '../task-store.js';
+import { SqliteGroupCommit } from './sqlite-group-commit.js';
 import { migrateSqliteSchema } from './sqlite-migrations.js';
 import { SqliteTaskLeases } from './sqlite-task-leases.js';
 import { SqliteTaskReads } from './sqlite-task-reads.js';
@@ -46,7 +51,10 @@ export interface SqliteTaskStoreOptions {
    * survives a power loss or an operating system crash, at one fsync per write.
    */
   readonly synchronous?: 'NORMAL' | 'FULL';
-  /** How long a write waits for another process's write lock before failing. Default 5000. */
+  /**
+   * How long opening waits for another process to release the file (a server being restarted)
+   * before failing. Default 5000.
+   */
   readonly busyTimeoutMs?: number;
 }
 
@@ -58,6 +66,7 @@ export class SqliteTaskStore implements TaskStore {
   readonly #writes: SqliteTaskWrites;
   readonly #leases: SqliteTaskLeases;
   readonly #retention: SqliteTaskRetention;
+  readonly #commits: SqliteGroupCommit;
 
   private constructor(db: Database.Database, path: string) {
     this.#db = db;
@@ -66,6 +75,7 @@ export class SqliteTaskStore implements TaskStore {
     this.#writes = new SqliteTaskWrites(db);
     this.#leases = new SqliteTaskLeases(db);
     this.#retention = new SqliteTaskRetention(db);
+    this.#commits = new SqliteGroupCommit(db, () => this.#writes.forgetAll());
   }
 
   /**
@@ -77,6 +87,9 @@ export class SqliteTaskStore implements TaskStore {
     const { path } = options;
     const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5_000 });
     try {
+      // Before the first access: WAL then works without shared memory, and the lock taken by the
+      // migration's write transaction is kept until the store is closed.
+      db.pragma('locking_mode = EXCLUSIVE');
       const mode: unknown = db.pragma('journal_mode = WAL', { simple: true });
       if (mode !== 'wal' && !db.memory) {
         throw new ConfigurationError(
@@ -104,12 +117,20 @@ export class SqliteTaskStore implements TaskStore {
     }
   }
 
+  /** Queues a write for this turn's group commit; settles once it is committed. */
+  #write<T>(operation: () => T): Promise<T> {
+    if (!this.#db.open) {
+      return Promise.reject(new UsageError(`The task store ${this.#path} is closed`));
+    }
+    return this.#commits.enqueue(operation);
+  }
+
   createTask(request: CreateTaskRequest): Promise<void> {
-    return this.#run(() => this.#writes.create(request));
+    return this.#write(() => this.#writes.create(request));
   }
 
   append(request: AppendRequest): Promise<AppendResult> {
-    return this.#run(() => this.#writes.append(request));
+    return this.#write(() => this.#writes.append(request));
   }
 
   getTask(
@@ -129,15 +150,15 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   acquireLease(taskId: string, holder: string, leaseMs: number): Promise<boolean> {
-    return this.#run(() => this.#leases.acquire(taskId, holder, leaseMs));
+    return this.#write(() => this.#leases.acquire(taskId, holder, leaseMs));
   }
 
   renewLeases(holder: string, leaseMs: number): Promise<void> {
-    return this.#run(() => this.#leases.renew(holder, leaseMs));
+    return this.#write(() => this.#leases.renew(holder, leaseMs));
   }
 
   releaseLease(taskId: string, holder: string): Promise<void> {
-    return this.#run(() => this.#leases.release(taskId, holder));
+    return this.#write(() => this.#leases.release(taskId, holder));
   }
 
   findOrphanedTasks(
@@ -148,13 +169,14 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   purgeTerminalTasks(terminalBefore: number, limit: number): Promise<number> {
-    return this.#run(() => this.#retention.purge(terminalBefore, limit));
+    return this.#write(() => this.#retention.purge(terminalBefore, limit));
   }
 
   /** Closes the file; later calls reject with a `UsageError`. Closing twice is harmless. */
   close(): Promise<void> {
     if (!this.#db.open) return Promise.resolve();
     return this.#run(() => {
+      this.#commits.flush();
       try {
         // Lets SQLite refresh its planner statistics where useful, as its documentation advises.
         this.#db.pragma('optimize');
@@ -165,8 +187,14 @@ export class SqliteTaskStore implements TaskStore {
   }
 }
 
-/** SQLite's own message for a file that is not a database does not say which file. */
+/** SQLite's own messages for these do not say which file, nor what to do. */
 function explainOpenError(error: unknown, path: string): unknown {
+  if (error instanceof Database.SqliteError && error.code === 'SQLITE_BUSY') {
+    return new ConfigurationError(
+      `${path} is in use by another process; a SQLite task store serves one process (use PostgreSQL to run several replicas)`,
+      { cause: error },
+    );
+  }
   if (error instanceof Database.SqliteError && error.code === 'SQLITE_NOTADB') {
     return new ConfigurationError(
       `${path} is not a SQLite database; point the task store at a new or existing Tandem database file`,

@@ -1,53 +1,62 @@
 /**
- * The write side of {@link SqliteTaskStore}: creating a task and the conditional append. Each is
- * one `BEGIN IMMEDIATE` transaction — it takes the database's write lock before reading the
- * task's `seq`, so that no other connection (or process) can commit in between, and the
- * comparison with the writer's `expectedSeq` is the version check. Every statement is prepared
- * once; an artifact chunk costs one row read plus one INSERT per part, whatever the task's size.
+ * The write side of {@link SqliteTaskStore}: creating a task and the conditional append, each run
+ * inside the store's group commit (see `sqlite-group-commit.ts`).
+ *
+ * The store has its file to itself (exclusive locking), so what a writer needs to know about a
+ * task — its `seq`, which is the version an append is checked against, the next history and
+ * artifact positions, where each artifact lives — is kept in memory for the tasks being written
+ * (evicted when they finish) instead of being read back before every write. An artifact chunk then
+ * costs one INSERT for its part, one for its event and two one-row UPDATEs, whatever the task's
+ * size. A write that fails is rolled back by its savepoint and drops its task from that memory,
+ * which is read again from the file next time.
  */
 
 import type Database from 'better-sqlite3';
 import type { Artifact, Message, TaskStatus } from '../../protocol/generated/types.js';
+import { isTerminalState } from '../../protocol/task-state.js';
 import { statusTimeOf } from '../task-projection.js';
-import type {
-  AppendRequest,
-  AppendResult,
-  CreateTaskRequest,
-  TaskMutation,
-} from '../task-store.js';
-import { artifactFieldsJson, lastSeqOf, mergedArtifactFieldsJson } from '../sql/task-rows.js';
+import type { AppendRequest, AppendResult, CreateTaskRequest } from '../task-store.js';
+import { artifactFieldsJson, mergedArtifactFieldsJson } from '../sql/task-rows.js';
+import { createEventsProblem, lastSeqOf } from '../task-log.js';
 
-/** The mutable part of a task row while an append works on it. */
+/** Where an artifact of a task lives, and what its row holds. */
+interface ArtifactSlot {
+  readonly position: number;
+  partCount: number;
+  fields: string;
+}
+
+/** What writing a task needs to know; kept between writes while the task is not terminal. */
 interface WriteState {
   readonly id: string;
   seq: number;
   historyCount: number;
   artifactCount: number;
-  status: TaskStatus | undefined;
+  /** Artifacts by id, the latest position for a repeated id; loaded on the first artifact write. */
+  artifacts: Map<string, ArtifactSlot> | undefined;
 }
 
-interface ArtifactLookup {
-  readonly position: number;
-  readonly partCount: number;
-  readonly fields: string;
-}
+/** The status an append sets, if any: the task row's state columns are rewritten only then. */
+type StatusChange = TaskStatus | undefined;
 
-/** Prepared statements and transactions for writing tasks. */
+/** Write states kept at most; beyond, the least recently created ones are read again when needed. */
+const MAX_CACHED_TASKS = 10_000;
+
+/** Prepared statements for writing tasks, and the write states of the tasks being written. */
 export class SqliteTaskWrites {
   readonly #exists;
   readonly #insertTask;
   readonly #selectForWrite;
+  readonly #selectArtifacts;
   readonly #updateTask;
   readonly #insertHistory;
   readonly #insertEvent;
-  readonly #findArtifact;
   readonly #insertArtifact;
   readonly #updateArtifact;
   readonly #updatePartCount;
   readonly #deleteParts;
   readonly #insertPart;
-  readonly #create: (request: CreateTaskRequest, now: number) => void;
-  readonly #append: (request: AppendRequest) => AppendResult;
+  readonly #states = new Map<string, WriteState>();
 
   constructor(db: Database.Database) {
     this.#exists = db.prepare<[string], number>('SELECT 1 FROM tasks WHERE id = ?').pluck();
@@ -63,6 +72,7 @@ export class SqliteTaskWrites {
           statusTime: number;
           status: string;
           metadata: string | null;
+          seq: number;
           historyCount: number;
           artifactCount: number;
           leaseHolder: string | null;
@@ -74,7 +84,7 @@ export class SqliteTaskWrites {
       `INSERT INTO tasks (id, agent, tenant, owner, context_id, state, status_time, status,
          metadata, seq, history_count, artifact_count, lease_holder, lease_expires_at, created_at)
        VALUES (@id, @agent, @tenant, @owner, @contextId, @state, @statusTime, @status,
-         @metadata, 1, @historyCount, @artifactCount, @leaseHolder, @leaseExpiresAt, @now)`,
+         @metadata, @seq, @historyCount, @artifactCount, @leaseHolder, @leaseExpiresAt, @now)`,
     );
     this.#selectForWrite = db.prepare<
       [string],
@@ -83,23 +93,36 @@ export class SqliteTaskWrites {
       `SELECT seq, history_count AS historyCount, artifact_count AS artifactCount
        FROM tasks WHERE id = ?`,
     );
-    // Status columns are only rewritten when the append changed the status (NULL = keep).
+    // Ascending, so that the latest position wins for an artifact id given twice.
+    this.#selectArtifacts = db.prepare<
+      [string],
+      { artifactId: string; position: number; partCount: number; fields: string }
+    >(
+      `SELECT artifact_id AS artifactId, position, part_count AS partCount, fields
+       FROM task_artifacts WHERE task_id = ? ORDER BY position`,
+    );
     this.#updateTask = db.prepare<
+      [{ id: string; seq: number; historyCount: number; artifactCount: number }]
+    >(
+      `UPDATE tasks SET seq = @seq, history_count = @historyCount, artifact_count = @artifactCount
+       WHERE id = @id`,
+    );
+    this.#updateTaskStatus = db.prepare<
       [
         {
           id: string;
           seq: number;
           historyCount: number;
           artifactCount: number;
-          state: string | null;
-          statusTime: number | null;
-          status: string | null;
+          state: string;
+          statusTime: number;
+          status: string;
         },
       ]
     >(
       `UPDATE tasks SET seq = @seq, history_count = @historyCount,
-         artifact_count = @artifactCount, state = coalesce(@state, state),
-         status_time = coalesce(@statusTime, status_time), status = coalesce(@status, status)
+         artifact_count = @artifactCount, state = @state, status_time = @statusTime,
+         status = @status
        WHERE id = @id`,
     );
     this.#insertHistory = db.prepare<[string, number, string]>(
@@ -107,11 +130,6 @@ export class SqliteTaskWrites {
     );
     this.#insertEvent = db.prepare<[string, number, string]>(
       'INSERT INTO task_events (task_id, seq, event) VALUES (?, ?, ?)',
-    );
-    // Artifact ids are unique within a task in practice; if not, the latest one is updated.
-    this.#findArtifact = db.prepare<[string, string], ArtifactLookup>(
-      `SELECT position, part_count AS partCount, fields FROM task_artifacts
-       WHERE task_id = ? AND artifact_id = ? ORDER BY position DESC LIMIT 1`,
     );
     this.#insertArtifact = db.prepare<[string, number, string, string, number]>(
       `INSERT INTO task_artifacts (task_id, position, artifact_id, fields, part_count)
@@ -130,39 +148,37 @@ export class SqliteTaskWrites {
       `INSERT INTO task_artifact_parts (task_id, artifact_position, position, part)
        VALUES (?, ?, ?, ?)`,
     );
-    const create = db.transaction((request: CreateTaskRequest, now: number) =>
-      this.#createInTransaction(request, now),
-    );
-    this.#create = (request, now) => create.immediate(request, now);
-    const append = db.transaction((request: AppendRequest) => this.#appendInTransaction(request));
-    this.#append = (request) => append.immediate(request);
   }
 
-  /** Creates a task with its first event; throws if the id exists. */
+  readonly #updateTaskStatus;
+
+  /**
+   * Forgets every write state: after a rolled-back commit, the file is the only truth. Cheap to
+   * rebuild — one row read per task on its next write.
+   */
+  forgetAll(): void {
+    this.#states.clear();
+  }
+
+  /** Creates a task with its first events; throws if the id exists. Runs inside a transaction. */
   create(request: CreateTaskRequest): void {
-    this.#create(request, Date.now());
-  }
-
-  /** Appends events and applies mutations if the task is still at `expectedSeq`. */
-  append(request: AppendRequest): AppendResult {
-    return this.#append(request);
-  }
-
-  #createInTransaction(request: CreateTaskRequest, now: number): void {
-    const { task, event, scope } = request;
-    if (event.seq !== 1) throw new Error('The first event of a task has seq 1');
+    const { task, events, scope } = request;
+    const problem = createEventsProblem(events);
+    if (problem !== undefined) throw problem;
     if (this.#exists.get(task.id) !== undefined) throw new Error(`Task ${task.id} already exists`);
+    const statusTime = statusTimeOf(task.status);
     const state: WriteState = {
       id: task.id,
-      seq: 1,
+      seq: events.length,
       historyCount: 0,
       artifactCount: 0,
-      status: undefined,
+      artifacts: new Map(),
     };
     // No foreign keys (see the schema): the children can go first, then the row with its counters.
     for (const message of task.history ?? []) this.#addHistory(state, message);
     for (const artifact of task.artifacts ?? []) this.#insertNewArtifact(state, artifact);
-    this.#insertEvent.run(task.id, 1, event.json);
+    for (const event of events) this.#insertEvent.run(task.id, event.seq, event.json);
+    const now = Date.now();
     this.#insertTask.run({
       id: task.id,
       agent: scope.agent,
@@ -170,57 +186,85 @@ export class SqliteTaskWrites {
       owner: scope.owner,
       contextId: task.contextId ?? '',
       state: task.status.state,
-      statusTime: statusTimeOf(task.status),
+      statusTime,
       status: JSON.stringify(task.status),
       metadata: task.metadata === undefined ? null : JSON.stringify(task.metadata),
+      seq: state.seq,
       historyCount: state.historyCount,
       artifactCount: state.artifactCount,
       leaseHolder: request.leaseHolder ?? null,
       leaseExpiresAt: request.leaseHolder === undefined ? 0 : now + (request.leaseMs ?? 0),
       now,
     });
+    if (!isTerminalState(task.status.state)) this.#remember(state);
   }
 
-  #appendInTransaction(request: AppendRequest): AppendResult {
-    const row = this.#selectForWrite.get(request.taskId);
-    if (row === undefined || row.seq !== request.expectedSeq) {
-      return { ok: false, currentSeq: row?.seq };
+  /**
+   * Appends events and applies mutations if the task is still at `expectedSeq`. Runs inside a
+   * savepoint: if it throws, its statements are rolled back, and so is what it knew of the task.
+   */
+  append(request: AppendRequest): AppendResult {
+    const state = this.#stateOf(request.taskId);
+    if (state === undefined || state.seq !== request.expectedSeq) {
+      return { ok: false, currentSeq: state?.seq };
+    }
+    try {
+      return this.#appendTo(state, request);
+    } catch (error) {
+      this.#states.delete(state.id);
+      throw error;
+    }
+  }
+
+  #appendTo(state: WriteState, request: AppendRequest): AppendResult {
+    let status: StatusChange;
+    for (const mutation of request.mutations) {
+      // Checked first, so that a bad timestamp fails the append before anything is written.
+      if (mutation.kind === 'status') statusTimeOf(mutation.status);
+    }
+    for (const mutation of request.mutations) {
+      if (mutation.kind === 'status') status = mutation.status;
+      else if (mutation.kind === 'history') this.#addHistory(state, mutation.message);
+      else this.#applyArtifact(state, mutation.artifact, mutation.append);
     }
     const seq = lastSeqOf(request.expectedSeq, request.events);
-    const state: WriteState = { id: request.taskId, ...row, seq, status: undefined };
-    for (const mutation of request.mutations) this.#apply(state, mutation);
     for (const event of request.events) this.#insertEvent.run(state.id, event.seq, event.json);
-    this.#save(state);
+    state.seq = seq;
+    const { id, historyCount, artifactCount } = state;
+    if (status === undefined) {
+      this.#updateTask.run({ id, seq, historyCount, artifactCount });
+      return { ok: true, seq };
+    }
+    this.#updateTaskStatus.run({
+      id,
+      seq,
+      historyCount,
+      artifactCount,
+      state: status.state,
+      statusTime: statusTimeOf(status),
+      status: JSON.stringify(status),
+    });
+    if (isTerminalState(status.state)) this.#states.delete(id);
     return { ok: true, seq };
   }
 
-  #save(state: WriteState): void {
-    const { status } = state;
-    this.#updateTask.run({
-      id: state.id,
-      seq: state.seq,
-      historyCount: state.historyCount,
-      artifactCount: state.artifactCount,
-      state: status === undefined ? null : status.state,
-      statusTime: status === undefined ? null : statusTimeOf(status),
-      status: status === undefined ? null : JSON.stringify(status),
-    });
+  /** The write state of a task, from memory or from its row; `undefined` if there is no task. */
+  #stateOf(taskId: string): WriteState | undefined {
+    const known = this.#states.get(taskId);
+    if (known !== undefined) return known;
+    const row = this.#selectForWrite.get(taskId);
+    if (row === undefined) return undefined;
+    const state: WriteState = { id: taskId, ...row, artifacts: undefined };
+    this.#remember(state);
+    return state;
   }
 
-  #apply(state: WriteState, mutation: TaskMutation): void {
-    switch (mutation.kind) {
-      case 'status':
-        // Validated now so that a bad timestamp fails the transaction before anything is saved.
-        statusTimeOf(mutation.status);
-        state.status = mutation.status;
-        return;
-      case 'history':
-        this.#addHistory(state, mutation.message);
-        return;
-      case 'artifact':
-        this.#applyArtifact(state, mutation.artifact, mutation.append);
-        return;
+  #remember(state: WriteState): void {
+    if (this.#states.size >= MAX_CACHED_TASKS) {
+      const oldest = this.#states.keys().next();
+      if (oldest.done !== true) this.#states.delete(oldest.value);
     }
+    this.#states.set(state.id, state);
   }
 
   #addHistory(state: WriteState, message: Message): void {
@@ -228,41 +272,49 @@ export class SqliteTaskWrites {
     state.historyCount++;
   }
 
+  #artifactsOf(state: WriteState): Map<string, ArtifactSlot> {
+    if (state.artifacts === undefined) {
+      state.artifacts = new Map();
+      for (const row of this.#selectArtifacts.iterate(state.id)) {
+        state.artifacts.set(row.artifactId, {
+          position: row.position,
+          partCount: row.partCount,
+          fields: row.fields,
+        });
+      }
+    }
+    return state.artifacts;
+  }
+
   #applyArtifact(state: WriteState, artifact: Artifact, append: boolean): void {
-    const found = this.#findArtifact.get(state.id, artifact.artifactId);
-    if (found === undefined) {
+    const slot = this.#artifactsOf(state).get(artifact.artifactId);
+    if (slot === undefined) {
       this.#insertNewArtifact(state, artifact);
       return;
     }
     if (!append) {
-      this.#deleteParts.run(state.id, found.position);
-      this.#updateArtifact.run(
-        artifactFieldsJson(artifact),
-        this.#insertParts(state.id, found.position, 0, artifact.parts),
-        state.id,
-        found.position,
-      );
+      this.#deleteParts.run(state.id, slot.position);
+      slot.fields = artifactFieldsJson(artifact);
+      slot.partCount = this.#insertParts(state.id, slot.position, 0, artifact.parts);
+      this.#updateArtifact.run(slot.fields, slot.partCount, state.id, slot.position);
       return;
     }
-    const partCount = this.#insertParts(state.id, found.position, found.partCount, artifact.parts);
-    const merged = mergedArtifactFieldsJson(found.fields, artifact);
+    slot.partCount = this.#insertParts(state.id, slot.position, slot.partCount, artifact.parts);
+    const merged = mergedArtifactFieldsJson(slot.fields, artifact);
     if (merged === undefined) {
-      this.#updatePartCount.run(partCount, state.id, found.position);
+      this.#updatePartCount.run(slot.partCount, state.id, slot.position);
     } else {
-      this.#updateArtifact.run(merged, partCount, state.id, found.position);
+      slot.fields = merged;
+      this.#updateArtifact.run(merged, slot.partCount, state.id, slot.position);
     }
   }
 
   #insertNewArtifact(state: WriteState, artifact: Artifact): void {
     const position = state.artifactCount++;
     const partCount = this.#insertParts(state.id, position, 0, artifact.parts);
-    this.#insertArtifact.run(
-      state.id,
-      position,
-      artifact.artifactId,
-      artifactFieldsJson(artifact),
-      partCount,
-    );
+    const fields = artifactFieldsJson(artifact);
+    this.#insertArtifact.run(state.id, position, artifact.artifactId, fields, partCount);
+    this.#artifactsOf(state).set(artifact.artifactId, { position, partCount, fields });
   }
 
   /** Inserts parts from position `from`; returns the next free part position. */

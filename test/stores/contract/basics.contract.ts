@@ -51,8 +51,59 @@ export function describeBasics(open: OpenStore): void {
       const events = await store().readEvents('t1', 0, 10);
       expect(events).toHaveLength(1);
       expect(events?.[0]?.seq).toBe(1);
-      expect(events?.[0]?.json).toBe(request.event.json);
-      expect(events?.[0]?.payload).toEqual(request.event.payload);
+      expect(events?.[0]?.json).toBe(request.events[0]?.json);
+      expect(events?.[0]?.payload).toEqual(request.events[0]?.payload);
+    });
+
+    it('creates a task with several first events, its projection as given', async () => {
+      const task = newTask('t1');
+      const artifact = { artifactId: 'a1', parts: [{ text: 'first' }] };
+      const working = {
+        ...task,
+        status: { state: 'TASK_STATE_WORKING' as const, timestamp: '2026-01-01T00:00:01.000Z' },
+        artifacts: [artifact],
+      };
+      const events = [
+        logEntry(1, { task }),
+        logEntry(2, {
+          statusUpdate: { taskId: 't1', contextId: '', status: working.status },
+        }),
+        logEntry(3, {
+          artifactUpdate: { taskId: 't1', contextId: '', artifact },
+        }),
+      ];
+      await store().createTask({ scope, task: working, events });
+      const stored = await store().getTask(scope, 't1');
+      expect(stored?.seq).toBe(3);
+      expect(stored?.state).toBe('TASK_STATE_WORKING');
+      expect(stored?.task.artifacts).toEqual(working.artifacts);
+      expect((await store().readEvents('t1', 0, 10))?.map((e) => e.json)).toEqual(
+        events.map((e) => e.json),
+      );
+      const next = await store().append({
+        taskId: 't1',
+        expectedSeq: 3,
+        events: [],
+        mutations: [],
+      });
+      expect(next).toEqual({ ok: true, seq: 3 });
+      expect(
+        await store().append({ taskId: 't1', expectedSeq: 1, events: [], mutations: [] }),
+      ).toEqual({
+        ok: false,
+        currentSeq: 3,
+      });
+    });
+
+    it('refuses to create a task without events or with a gap in them, writing nothing', async () => {
+      const task = newTask('t1');
+      await expect(store().createTask({ scope, task, events: [] })).rejects.toThrow(
+        'at least one event',
+      );
+      await expect(
+        store().createTask({ scope, task, events: [logEntry(1, { task }), logEntry(3, { task })] }),
+      ).rejects.toThrow('Event seq 3 does not follow 1');
+      expect(await store().getTask(scope, 't1')).toBeUndefined();
     });
 
     it('shows a task to its own agent, tenant and owner only', async () => {

@@ -91,7 +91,7 @@ export function createRequest(
   const request: CreateTaskRequest = {
     scope: options.scope ?? scope,
     task,
-    event: logEntry(1, { task }),
+    events: [logEntry(1, { task })],
   };
   return {
     ...request,

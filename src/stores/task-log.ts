@@ -1,0 +1,27 @@
+/**
+ * The numbering rule of a task's event log, checked the same way by every store: sequence
+ * numbers start at 1 and each event follows the previous one by exactly 1.
+ */
+
+import type { TaskLogEntry } from './task-store.js';
+
+/** The seq of the last of `events` written after `expectedSeq`; throws on a gap or a repeat. */
+export function lastSeqOf(expectedSeq: number, events: readonly TaskLogEntry[]): number {
+  let seq = expectedSeq;
+  for (const event of events) {
+    if (event.seq !== seq + 1) throw new Error(`Event seq ${event.seq} does not follow ${seq}`);
+    seq = event.seq;
+  }
+  return seq;
+}
+
+/** Why `events` cannot be a new task's first events (seq 1, 2, ...), or `undefined`. */
+export function createEventsProblem(events: readonly TaskLogEntry[]): Error | undefined {
+  if (events.length === 0) return new Error('A task is created with at least one event');
+  try {
+    lastSeqOf(0, events);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
