@@ -50,10 +50,14 @@ export interface ArtifactUpdateOptions {
 }
 
 /**
- * What an execution can see and do. Every method that changes the task resolves once the change
- * is stored and delivered to the task's readers, so `await` gives natural backpressure. After the
- * task is canceled (see {@link signal}), changes are dropped silently; after the agent itself ended
- * the task, a further change is a programming error and rejects with an `InvalidTransitionError`.
+ * What an execution can see and do. Changes are stored in the order they are made, and reach the
+ * task's readers only once stored. A status change resolves once stored; an artifact change may
+ * resolve as soon as it is queued, while few changes wait for their commit (on stores that apply
+ * writes in order: memory, SQLite), so that a stream's chunks share commits — `await` still slows
+ * a producer down to the store. If storing a change fails, none after it is stored and the next
+ * call rejects with that error. After the task is canceled (see {@link signal}), changes are
+ * dropped silently; after the agent itself ended the task, a further change is a programming
+ * error and rejects with an `InvalidTransitionError`.
  */
 export interface AgentContext {
   /** The incoming message, validated, with `taskId` and `contextId` filled in. */

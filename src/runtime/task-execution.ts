@@ -16,8 +16,6 @@ import { agentMessageOf, artifactOf, type MessageContent } from './agent-content
 import { artifactChange, statusChange, type TaskChange } from './task-changes.js';
 import { TaskRun, type TaskRunDependencies, type WriteOutcome } from './task-run.js';
 
-const ignoreError = (): void => {};
-
 /** How an execution first answered: a direct message, or a task. */
 export type ExecutionOutcome =
   | { readonly kind: 'message'; readonly message: Message }
@@ -61,6 +59,8 @@ export class TaskExecution implements AgentContext {
   readonly #run: TaskRun;
   #resolveOutcome!: (outcome: ExecutionOutcome) => void;
   #creating: Promise<Task> | undefined;
+  /** The task could not be created: every later change rejects with this. */
+  #creationError: Error | undefined;
   #replied = false;
 
   constructor(init: TaskExecutionInit) {
@@ -132,8 +132,9 @@ export class TaskExecution implements AgentContext {
     try {
       await agent.execute(this);
       if (this.#replied) return;
-      await this.#ensureTask();
-      if (!this.#run.stopped && !isFinalOrInterruptedState(this.#run.state)) {
+      // Not waiting for the task's creation: the run writes the completion after it, and an
+      // agent that changed nothing gets its task created and completed in one write.
+      if (!this.#run.stopped && !isFinalOrInterruptedState(this.#run.latestState)) {
         await this.#change('TASK_STATE_COMPLETED', undefined);
       }
     } catch (error) {
@@ -150,7 +151,7 @@ export class TaskExecution implements AgentContext {
     if (this.#replied) return;
     try {
       await this.#ensureTask();
-      if (!this.#run.stopped && !isTerminalState(this.#run.state)) {
+      if (!this.#run.stopped && !isTerminalState(this.#run.latestState)) {
         await this.#change('TASK_STATE_FAILED', agentMessageOf(SAFE_FAILURE, this));
       }
     } catch (error) {
@@ -176,6 +177,7 @@ export class TaskExecution implements AgentContext {
               this.#resolveOutcome({ kind: 'task', task });
               return task;
             });
+      this.#creating.catch(this.#creationFailed);
     }
     return this.#creating;
   }
@@ -184,20 +186,28 @@ export class TaskExecution implements AgentContext {
     await this.#write(() => statusChange(this.taskId, this.contextId, state, message));
   }
 
-  /** Writes a change; the first change of a new task is written with its creation. */
+  /**
+   * Writes a change; the first change of a new task is written with its creation. Later changes
+   * go straight to the run, which writes them after the creation, without waiting for it.
+   */
   #write(build: (state: TaskState) => TaskChange): Promise<WriteOutcome> {
-    if (this.#creating !== undefined || this.#init.run !== undefined || this.#replied) {
-      return this.#ensureTask().then(() => this.#run.write(build));
-    }
+    if (this.#creationError !== undefined) return Promise.reject(this.#creationError);
+    if (this.#init.run !== undefined || this.#creating !== undefined) return this.#run.write(build);
+    // After reply() there is no task: this rejects with a UsageError.
+    if (this.#replied) return this.#ensureTask().then(() => this.#run.write(build));
     const { created, written } = this.#run.createWith(this.message, build);
     this.#creating = created.then((task) => {
       this.#resolveOutcome({ kind: 'task', task });
       return task;
     });
-    // A failed creation reaches the agent through `written`; later waiters still see it here.
-    this.#creating.catch(ignoreError);
+    // A failed creation reaches the agent through `written`, and any later change rejects too.
+    this.#creating.catch(this.#creationFailed);
     return written;
   }
+
+  readonly #creationFailed = (error: unknown): void => {
+    this.#creationError = error instanceof Error ? error : new Error(String(error));
+  };
 
   reply(content: MessageContent, options: { metadata?: Struct } = {}): Promise<void> {
     if (this.#replied) return Promise.reject(new UsageError('reply() can be called only once'));

@@ -4,9 +4,16 @@
  * mutations in one conditional store write, then publish to readers — so that every reader sees
  * the same order and the stored projection always matches the log.
  *
+ * On a store that applies writes in call order (`appliesWritesInOrder`: memory, SQLite), the
+ * agent's changes are sent ahead: each is checked against the state the changes before it will
+ * leave and handed to the store at once, without waiting for their commit, so that a task's
+ * consecutive changes share a commit (see {@link TaskRun.write}). They are still published only
+ * once stored, in order. Elsewhere (PostgreSQL, with other replicas) each waits for the one before.
+ *
  * Cancellation wins over the agent: once `cancel()` is called, writes the agent has queued or
- * makes later are dropped (they resolve without effect) and the task ends CANCELED even if the
- * agent ignores its abort signal. A conditional write that finds the task changed by someone else
+ * makes later are dropped (they resolve without effect) — except those already sent ahead, which
+ * are stored before the cancellation — and the task ends CANCELED even if the agent ignores its
+ * abort signal. A conditional write that finds the task changed by someone else
  * (another replica) reloads the task; if it has ended meanwhile, the run stops writing too.
  */
 
@@ -18,12 +25,24 @@ import {
   isInterruptedState,
   isTerminalState,
 } from '../protocol/task-state.js';
-import { applyMutation, type MutableTaskProjection } from '../stores/task-projection.js';
-import type { CreateTaskRequest, TaskScope, TaskStore } from '../stores/task-store.js';
+import type {
+  AppendResult,
+  CreateTaskRequest,
+  TaskLogEntry,
+  TaskScope,
+  TaskStore,
+} from '../stores/task-store.js';
 import type { Logger } from './logger.js';
 import { streamEvent } from './stream-event.js';
-import { resumeChange, statusChange, targetStateOf, type TaskChange } from './task-changes.js';
+import {
+  projectionAfter,
+  resumeChange,
+  statusChange,
+  targetStateOf,
+  type TaskChange,
+} from './task-changes.js';
 import type { TaskEventHub } from './task-event-hub.js';
+import { WRITE_AHEAD_LIMIT, WriteAhead } from './write-ahead.js';
 import { currentTimestamp } from '../protocol/timestamps.js';
 
 /** What a run needs from the runtime around it. */
@@ -49,6 +68,13 @@ export interface TaskRunInit {
 export type WriteOutcome = 'applied' | 'dropped';
 
 const ignore = (): void => {};
+
+/** How the store answered a write sent ahead. */
+type SentAhead = { result: AppendResult; error?: undefined } | { result?: undefined; error: Error };
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
 const APPLIED: WriteOutcome = 'applied';
 const DROPPED: Promise<WriteOutcome> = Promise.resolve('dropped');
 
@@ -70,6 +96,8 @@ export class TaskRun {
   #aborted = false;
   #settled: { promise: Promise<void>; resolve: () => void } | undefined;
   #onSettled: (() => void) | undefined;
+  /** The writes sent ahead of their commit (see {@link write}). */
+  readonly #ahead: WriteAhead;
 
   constructor(deps: TaskRunDependencies, init: TaskRunInit) {
     this.#deps = deps;
@@ -78,11 +106,20 @@ export class TaskRun {
     this.contextId = init.contextId;
     this.#seq = init.seq;
     this.#state = init.state;
+    this.#ahead = new WriteAhead(init.state);
   }
 
   /** The state after the last applied write. */
   get state(): TaskState {
     return this.#state;
+  }
+
+  /**
+   * The state once every write already accepted is applied: {@link state}, or ahead of it while
+   * changes sent ahead wait for their commit.
+   */
+  get latestState(): TaskState {
+    return this.#ahead.latestState(this.#state);
   }
 
   /** The sequence number of the last applied event (0 before the task is created). */
@@ -180,7 +217,9 @@ export class TaskRun {
    * Creates the task and applies the agent's first change with it, in one store write: a new
    * task's creation and its first update cost one commit, not two. `created` resolves with the
    * `SUBMITTED` snapshot (the task's first event), `written` as {@link write} would. A change the
-   * state machine refuses does not stop the creation; `written` rejects.
+   * state machine refuses does not stop the creation; `written` rejects. Where writes are sent
+   * ahead, the creation is too, and a first change that is an artifact settles `written` at once,
+   * as {@link write} does.
    */
   createWith(
     userMessage: Message,
@@ -188,6 +227,8 @@ export class TaskRun {
   ): { created: Promise<Task>; written: Promise<WriteOutcome> } {
     let settleWrite!: (outcome: Promise<WriteOutcome>) => void;
     const written = new Promise<WriteOutcome>((resolve) => (settleWrite = resolve));
+    // The creation is sent ahead only when it is the run's first write, as it always is.
+    const ahead = this.#pending === 0 && this.#deps.store.appliesWritesInOrder === true;
     const created = this.#enqueue(() => {
       const task: Task = {
         id: this.taskId,
@@ -218,18 +259,41 @@ export class TaskRun {
           ? request
           : { ...request, leaseHolder: lease.holder, leaseMs: lease.ms },
       );
-      const done = stored.then(() => {
-        this.#seq = events.length;
-        this.#state = change === undefined ? task.status.state : change.state;
-        for (const event of events) this.#deps.hub.publish(this.taskId, event);
-        this.#checkSettled();
-        return task;
-      });
-      settleWrite(
-        refused === undefined
-          ? done.then(() => (change === undefined ? 'dropped' : APPLIED))
-          : done.then(() => Promise.reject(refused)),
+      const early =
+        ahead &&
+        refused === undefined &&
+        change !== undefined &&
+        targetStateOf(change) === undefined;
+      if (ahead) {
+        this.#ahead.sent(events.length, change === undefined ? task.status.state : change.state);
+      }
+      const done = stored.then(
+        () => {
+          if (ahead) this.#ahead.handled(0);
+          this.#seq = events.length;
+          this.#state = change === undefined ? task.status.state : change.state;
+          for (const event of events) this.#deps.hub.publish(this.taskId, event);
+          this.#checkSettled();
+          return task;
+        },
+        (error: unknown) => {
+          const failure = asError(error);
+          if (ahead) {
+            // The writes sent after it would find no task: they fail with its error.
+            this.#ahead.failed(failure, 0, !early);
+            this.#ahead.handled(0);
+          }
+          throw failure;
+        },
       );
+      if (early) settleWrite(Promise.resolve(APPLIED));
+      else {
+        settleWrite(
+          refused === undefined
+            ? done.then(() => (change === undefined ? 'dropped' : APPLIED))
+            : done.then(() => Promise.reject(refused)),
+        );
+      }
       return done;
     });
     // A creation that failed before it was attempted fails the write with the same error.
@@ -240,9 +304,81 @@ export class TaskRun {
   /**
    * Applies a change built from the current state. Rejects with `InvalidTransitionError` when the
    * state machine forbids it (e.g. the agent already completed the task).
+   *
+   * Sent ahead (see the module documentation), a change without a new state — an artifact —
+   * resolves as soon as it is handed to the store, while fewer than {@link WRITE_AHEAD_LIMIT} are
+   * waiting for their commit; if its write then fails, the next call rejects with that error. A
+   * status change always resolves once stored: afterwards {@link state} is the state it set.
    */
   write(build: (state: TaskState) => TaskChange): Promise<WriteOutcome> {
+    const unreported = this.#ahead.takeUnreported();
+    if (unreported !== undefined) return Promise.reject(unreported);
+    if (this.#canWriteAhead()) return this.#writeAhead(build);
     return this.#enqueue(() => this.#tryWrite(build));
+  }
+
+  #canWriteAhead(): boolean {
+    return (
+      this.#deps.store.appliesWritesInOrder === true &&
+      !this.#stopped &&
+      this.#pending === this.#ahead.count &&
+      !this.#ahead.failing
+    );
+  }
+
+  #writeAhead(build: (state: TaskState) => TaskChange): Promise<WriteOutcome> {
+    const base = this.#ahead.base({ seq: this.#seq, state: this.#state });
+    const expectedSeq = base.seq;
+    let change: TaskChange;
+    try {
+      change = this.#checked(build, base.state);
+    } catch (error) {
+      return Promise.reject(asError(error));
+    }
+    const event = streamEvent(expectedSeq + 1, change.payload);
+    const sent = this.#deps.store.append({
+      taskId: this.taskId,
+      expectedSeq,
+      events: [event],
+      mutations: change.mutations,
+    });
+    this.#ahead.sent(expectedSeq + 1, change.state);
+    const waits = targetStateOf(change) !== undefined || this.#ahead.count > WRITE_AHEAD_LIMIT;
+    // Settled now, so that a failure is never an unhandled rejection; acted on in queue order.
+    const settled = sent.then(
+      (result): SentAhead => ({ result }),
+      (error: unknown): SentAhead => ({ error: asError(error) }),
+    );
+    const handled = this.#enqueue(() =>
+      settled.then(({ result, error }) => {
+        if (error !== undefined) {
+          this.#ahead.failed(error, expectedSeq, waits);
+          this.#ahead.handled(expectedSeq);
+          throw error;
+        }
+        const doomedBy = this.#ahead.handled(expectedSeq);
+        if (result.ok) {
+          this.#applied(change, event, result.seq);
+          return APPLIED;
+        }
+        if (doomedBy !== undefined) {
+          if (waits) this.#ahead.reported(doomedBy.error);
+          throw doomedBy.error;
+        }
+        return this.#retryWrite(build);
+      }),
+    );
+    if (waits) return handled;
+    // Its failure reaches the agent through its next call (see `WriteAhead.takeUnreported`).
+    handled.catch(ignore);
+    return Promise.resolve(APPLIED);
+  }
+
+  #applied(change: TaskChange, event: TaskLogEntry, seq: number): void {
+    this.#seq = seq;
+    this.#state = change.state;
+    this.#deps.hub.publish(this.taskId, event);
+    this.#checkSettled();
   }
 
   /** One attempt; after a refused (stale) append, reloads and tries again with the new state. */
@@ -344,10 +480,7 @@ export class TaskRun {
       })
       .then((result) => {
         if (!result.ok) return false;
-        this.#seq = result.seq;
-        this.#state = change.state;
-        this.#deps.hub.publish(this.taskId, event);
-        this.#checkSettled();
+        this.#applied(change, event, result.seq);
         return true;
       });
   }
@@ -372,25 +505,4 @@ export class TaskRun {
     this.#stop();
     return true;
   }
-}
-
-/** The task after `change`, for a task created together with its first change. */
-function projectionAfter(task: Task, change: TaskChange): Task {
-  const projection: MutableTaskProjection = {
-    id: task.id,
-    contextId: task.contextId ?? '',
-    status: task.status,
-    history: task.history?.slice() ?? [],
-    artifacts: [],
-    metadata: task.metadata,
-  };
-  for (const mutation of change.mutations) applyMutation(projection, mutation);
-  const after: Task = {
-    id: task.id,
-    contextId: projection.contextId,
-    status: projection.status,
-    history: projection.history,
-  };
-  if (projection.artifacts.length > 0) after.artifacts = projection.artifacts;
-  return after;
 }

@@ -126,6 +126,8 @@ function settledStatusTime(status: TaskStatus): number | TypeError {
 
 /** An in-memory task store. Operations complete synchronously; promises are already settled. */
 export class MemoryTaskStore implements TaskStore {
+  /** Every write is applied during its call. */
+  readonly appliesWritesInOrder = true;
   readonly #tasks = new Map<string, StoredEntry>();
   readonly #indexes = new Map<string, TaskOrderIndex<StoredEntry>>();
   readonly #scopes = new Map<string, TaskScope>();

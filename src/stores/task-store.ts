@@ -154,6 +154,13 @@ export interface TaskChangeListener {
 /** Where tasks live. See the module documentation for the contract. */
 export interface TaskStore {
   /**
+   * True when appends (and creations) called one after another without waiting are applied in
+   * the order of the calls, and no other process writes the store's tasks: a writer may then
+   * send its next append before the previous one settles. Stores that batch their commits (see
+   * the SQLite store) set it so that a task's consecutive changes share a commit.
+   */
+  readonly appliesWritesInOrder?: boolean;
+  /**
    * Creates a task with its first events, leased to `request.leaseHolder` when given. Rejects if
    * the id exists.
    */

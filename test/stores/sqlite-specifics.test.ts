@@ -258,6 +258,112 @@ describe('SqliteTaskStore file', () => {
     await reopened.close();
   });
 
+  it('stores the same whether writes share a commit or not, a write failing midway included', async () => {
+    const artifactUpdate = (taskId: string, artifactId: string, text: string, append: boolean) => {
+      const artifact = { artifactId, parts: [textPart(text)] };
+      return {
+        payload: { artifactUpdate: { taskId, contextId: `ctx-${taskId}`, artifact, append } },
+        mutations: [{ kind: 'artifact' as const, artifact, append }],
+      };
+    };
+    const statusUpdate = (
+      taskId: string,
+      state: 'TASK_STATE_COMPLETED' | 'TASK_STATE_INPUT_REQUIRED',
+    ) => {
+      const next = {
+        state,
+        timestamp: new Date(T0 + 50).toISOString(),
+      };
+      return {
+        payload: { statusUpdate: { taskId, contextId: `ctx-${taskId}`, status: next } },
+        mutations: [{ kind: 'status' as const, status: next }],
+      };
+    };
+    const append = (
+      store: TaskStore,
+      taskId: string,
+      expectedSeq: number,
+      change: ReturnType<typeof statusUpdate> | ReturnType<typeof artifactUpdate>,
+      seq = expectedSeq + 1,
+    ) =>
+      store.append({
+        taskId,
+        expectedSeq,
+        events: [logEntry(seq, change.payload)],
+        mutations: change.mutations,
+      });
+    // A task created, streamed to and completed; a chunk that fails after writing its part (its
+    // event has a gap); another task left running, then leased by a write that reads its row.
+    const script: ((store: TaskStore) => Promise<unknown>)[] = [
+      (store) => store.createTask(createRequest(newTask('short'))),
+      (store) => append(store, 'short', 1, artifactUpdate('short', 'out', 'a', false)),
+      (store) => append(store, 'short', 2, artifactUpdate('short', 'out', 'b', true)),
+      (store) => append(store, 'short', 3, artifactUpdate('short', 'out', 'x', true), 9),
+      (store) => append(store, 'short', 3, artifactUpdate('short', 'out', 'c', true)),
+      (store) => append(store, 'short', 4, statusUpdate('short', 'TASK_STATE_COMPLETED')),
+      (store) => store.createTask(createRequest(newTask('long'))),
+      (store) => append(store, 'long', 1, artifactUpdate('long', 'out', 'a', false)),
+      (store) => store.acquireLease('long', 'me', 60_000),
+      (store) => append(store, 'long', 2, artifactUpdate('long', 'out', 'b', true)),
+      // A task from an earlier commit: its status changes after its artifact grew.
+      (store) => append(store, 'older', 1, artifactUpdate('older', 'out', 'a', false)),
+      (store) => append(store, 'older', 2, artifactUpdate('older', 'out', 'b', true)),
+      (store) => append(store, 'older', 3, statusUpdate('older', 'TASK_STATE_INPUT_REQUIRED')),
+    ];
+    const together = SqliteTaskStore.open({ path });
+    await together.createTask(createRequest(newTask('older')));
+    const outcomes = await Promise.allSettled(script.map((write) => write(together)));
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    const otherPath = join(directory, 'one-by-one.db');
+    const oneByOne = SqliteTaskStore.open({ path: otherPath });
+    await oneByOne.createTask(createRequest(newTask('older')));
+    for (const write of script) await write(oneByOne).catch(() => undefined);
+    const expected = await observe(oneByOne, ['short', 'long', 'older']);
+    expect(await observe(together, ['short', 'long', 'older'])).toEqual(expected);
+    const short = await together.getTask(scope, 'short');
+    expect(short?.seq).toBe(5);
+    expect(short?.task.artifacts?.[0]?.parts).toEqual([
+      textPart('a'),
+      textPart('b'),
+      textPart('c'),
+    ]);
+    // And it is what the file holds, and what the next writes build on.
+    await together.close();
+    const reopened = SqliteTaskStore.open({ path });
+    expect(await observe(reopened, ['short', 'long', 'older'])).toEqual(expected);
+    expect(await append(reopened, 'long', 3, artifactUpdate('long', 'out', 'c', true))).toEqual({
+      ok: true,
+      seq: 4,
+    });
+    expect(await append(reopened, 'older', 4, artifactUpdate('older', 'out', 'c', true))).toEqual({
+      ok: true,
+      seq: 5,
+    });
+    for (const id of ['long', 'older']) {
+      expect((await reopened.getTask(scope, id))?.task.artifacts?.[0]?.parts).toEqual([
+        textPart('a'),
+        textPart('b'),
+        textPart('c'),
+      ]);
+    }
+    await reopened.close();
+    await oneByOne.close();
+  });
+
   it('commits the writes still queued when it is closed', async () => {
     const store = SqliteTaskStore.open({ path });
     const created = store.createTask(createRequest(newTask('late')));

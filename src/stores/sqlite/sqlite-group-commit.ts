@@ -4,6 +4,12 @@
  * included — so the writes requested during one turn of the event loop are committed together,
  * in one `BEGIN IMMEDIATE` … `COMMIT` run just after the turn's I/O callbacks (`setImmediate`).
  *
+ * A write someone is waiting for — a new task, a status change a blocking `SendMessage` returns
+ * on — is urgent and commits at the end of its turn. Others (artifact chunks, which the runtime
+ * sends ahead without waiting) may wait up to {@link DEFERRED_COMMIT_MS} for an urgent write or
+ * for the chunks after them: a stream's chunks then share a commit instead of paying one each,
+ * which is where the cost of a SQLite write lies.
+ *
  * Each write runs in its own savepoint: a write that throws is rolled back alone and rejects
  * alone, its neighbours commit. Every promise settles only after the COMMIT, so a resolved write
  * is exactly as durable as one committed on its own; a COMMIT that fails rejects the whole batch,
@@ -13,9 +19,36 @@
 import type Database from 'better-sqlite3';
 
 interface PendingWrite {
+  readonly options: WriteOptions;
   readonly write: () => unknown;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: Error) => void;
+}
+
+/** How long a write that is not urgent may wait for its commit. */
+export const DEFERRED_COMMIT_MS = 1;
+
+/** Writes that make a batch worth committing without waiting longer. */
+const FULL_BATCH = 64;
+
+/** What the owner of the writes does around a commit. */
+export interface GroupCommitHooks {
+  /**
+   * Writes what the owner deferred: the last statements of the transaction, and the first of a
+   * write that needs them (see {@link WriteOptions.afterDeferred}), outside its savepoint so that
+   * its failure cannot undo them. Throwing fails the batch.
+   */
+  writeDeferred(): void;
+  /** The whole transaction was rolled back: state kept about what the writes did is wrong. */
+  onRollback(): void;
+}
+
+/** How a write is committed. */
+export interface WriteOptions {
+  /** Commits at the end of this turn; otherwise within {@link DEFERRED_COMMIT_MS}. */
+  readonly urgent: boolean;
+  /** Runs after the deferred writes of the transaction so far (it reads or changes their rows). */
+  readonly afterDeferred?: boolean;
 }
 
 type WriteOutcome =
@@ -34,15 +67,12 @@ export class SqliteGroupCommit {
   readonly #savepoint: Database.Statement;
   readonly #release: Database.Statement;
   readonly #rollbackToSavepoint: Database.Statement;
-  readonly #onRollback: () => void;
+  readonly #hooks: GroupCommitHooks;
   #queue: PendingWrite[] = [];
-  #scheduled = false;
+  #immediate: NodeJS.Immediate | undefined;
+  #timer: NodeJS.Timeout | undefined;
 
-  /**
-   * @param onRollback called when writes were rolled back (a failed write, a failed commit), for
-   *   whoever keeps state about what the writes did.
-   */
-  constructor(db: Database.Database, onRollback: () => void) {
+  constructor(db: Database.Database, hooks: GroupCommitHooks) {
     this.#db = db;
     this.#begin = db.prepare('BEGIN IMMEDIATE');
     this.#commit = db.prepare('COMMIT');
@@ -50,17 +80,20 @@ export class SqliteGroupCommit {
     this.#savepoint = db.prepare('SAVEPOINT write');
     this.#release = db.prepare('RELEASE write');
     this.#rollbackToSavepoint = db.prepare('ROLLBACK TO write');
-    this.#onRollback = onRollback;
+    this.#hooks = hooks;
   }
 
-  /** Queues `write` (synchronous statements) for the next commit; settles after that commit. */
-  enqueue<T>(write: () => T): Promise<T> {
+  /**
+   * Queues `write` (synchronous statements) for the next commit; settles after that commit. An
+   * urgent write commits at the end of this turn, another within {@link DEFERRED_COMMIT_MS}.
+   */
+  enqueue<T>(write: () => T, options: WriteOptions): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(this.#flush);
-      }
+      this.#queue.push({ write, options, resolve: resolve as (value: unknown) => void, reject });
+      if (this.#immediate !== undefined) return;
+      if (options.urgent || this.#queue.length >= FULL_BATCH)
+        this.#immediate = setImmediate(this.#flush);
+      else this.#timer ??= setTimeout(this.#flush, DEFERRED_COMMIT_MS);
     });
   }
 
@@ -70,7 +103,10 @@ export class SqliteGroupCommit {
   }
 
   readonly #flush = (): void => {
-    this.#scheduled = false;
+    if (this.#immediate !== undefined) clearImmediate(this.#immediate);
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#immediate = undefined;
+    this.#timer = undefined;
     const batch = this.#queue;
     if (batch.length === 0) return;
     this.#queue = [];
@@ -82,11 +118,15 @@ export class SqliteGroupCommit {
     }
     const outcomes: WriteOutcome[] = [];
     try {
-      for (const pending of batch) outcomes.push(this.#runInSavepoint(pending.write));
+      for (const pending of batch) {
+        if (pending.options.afterDeferred === true) this.#hooks.writeDeferred();
+        outcomes.push(this.#runInSavepoint(pending.write));
+      }
+      this.#hooks.writeDeferred();
       this.#commit.run();
     } catch (error) {
       if (this.#db.inTransaction) this.#rollback.run();
-      this.#onRollback();
+      this.#hooks.onRollback();
       for (const pending of batch) pending.reject(asError(error));
       return;
     }
@@ -98,9 +138,9 @@ export class SqliteGroupCommit {
   };
 
   /**
-   * Runs one write in a savepoint; a write that throws is undone alone. Throws (failing the batch)
-   * when the error has already rolled back the whole transaction, as a full disk or an I/O error
-   * does.
+   * Runs one write in a savepoint; a write that throws is undone alone (and must itself forget
+   * what it assumed it had written). Throws (failing the batch) when the error has already rolled
+   * back the whole transaction, as a full disk or an I/O error does.
    */
   #runInSavepoint(write: () => unknown): WriteOutcome {
     this.#savepoint.run();
@@ -112,7 +152,6 @@ export class SqliteGroupCommit {
       if (!this.#db.inTransaction) throw error;
       this.#rollbackToSavepoint.run();
       this.#release.run();
-      this.#onRollback();
       return { ok: false, value: error };
     }
   }

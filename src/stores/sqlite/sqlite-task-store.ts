@@ -9,8 +9,9 @@
  * it knows of running tasks in memory. Several replicas share PostgreSQL instead.
  *
  * Durability: the file is in WAL mode, and writes are group-committed — those requested in one
- * turn of the event loop share one transaction, committed before any of their promises resolve
- * (see `sqlite-group-commit.ts`). With `synchronous: 'NORMAL'` (the default) a committed write
+ * turn of the event loop share one transaction, committed before any of their promises resolve;
+ * artifact chunks may wait up to a millisecond to share it with the next ones (see
+ * `sqlite-group-commit.ts`). With `synchronous: 'NORMAL'` (the default) a committed write
  * survives the process dying in any way, `kill -9` included, because it is in the operating
  * system's cache; it can be lost only if the machine itself loses power or crashes before the
  * next WAL checkpoint. `'FULL'` syncs the WAL to disk at every commit and survives that too, at
@@ -35,7 +36,7 @@ import type {
   TaskStore,
   TaskViewOptions,
 } from '../task-store.js';
-import { SqliteGroupCommit } from './sqlite-group-commit.js';
+import { SqliteGroupCommit, type WriteOptions } from './sqlite-group-commit.js';
 import { migrateSqliteSchema } from './sqlite-migrations.js';
 import { SqliteTaskLeases } from './sqlite-task-leases.js';
 import { SqliteTaskReads } from './sqlite-task-reads.js';
@@ -58,8 +59,14 @@ export interface SqliteTaskStoreOptions {
   readonly busyTimeoutMs?: number;
 }
 
+const URGENT: WriteOptions = { urgent: true };
+const DEFERRABLE: WriteOptions = { urgent: false };
+const ROW_WRITE: WriteOptions = { urgent: true, afterDeferred: true };
+
 /** A task store in one SQLite file. Create it with {@link SqliteTaskStore.open}. */
 export class SqliteTaskStore implements TaskStore {
+  /** Writes queue in call order for the group commit, and the file has one process. */
+  readonly appliesWritesInOrder = true;
   readonly #db: Database.Database;
   readonly #path: string;
   readonly #reads: SqliteTaskReads;
@@ -75,7 +82,10 @@ export class SqliteTaskStore implements TaskStore {
     this.#writes = new SqliteTaskWrites(db);
     this.#leases = new SqliteTaskLeases(db);
     this.#retention = new SqliteTaskRetention(db);
-    this.#commits = new SqliteGroupCommit(db, () => this.#writes.forgetAll());
+    this.#commits = new SqliteGroupCommit(db, {
+      writeDeferred: () => this.#writes.writeDeferred(),
+      onRollback: () => this.#writes.forgetAll(),
+    });
   }
 
   /**
@@ -117,20 +127,27 @@ export class SqliteTaskStore implements TaskStore {
     }
   }
 
-  /** Queues a write for this turn's group commit; settles once it is committed. */
-  #write<T>(operation: () => T): Promise<T> {
+  /** Queues a write for the group commit; settles once it is committed. */
+  #write<T>(operation: () => T, options: WriteOptions): Promise<T> {
     if (!this.#db.open) {
       return Promise.reject(new UsageError(`The task store ${this.#path} is closed`));
     }
-    return this.#commits.enqueue(operation);
+    return this.#commits.enqueue(operation, options);
+  }
+
+  /** A write of task rows other than through `createTask`/`append`: deferred rows go first. */
+  #writeRows<T>(operation: () => T): Promise<T> {
+    return this.#write(operation, ROW_WRITE);
   }
 
   createTask(request: CreateTaskRequest): Promise<void> {
-    return this.#write(() => this.#writes.create(request));
+    return this.#write(() => this.#writes.create(request), URGENT);
   }
 
+  /** An append that changes no status (an artifact chunk) may wait a little for its commit. */
   append(request: AppendRequest): Promise<AppendResult> {
-    return this.#write(() => this.#writes.append(request));
+    const urgent = request.mutations.some((mutation) => mutation.kind !== 'artifact');
+    return this.#write(() => this.#writes.append(request), urgent ? URGENT : DEFERRABLE);
   }
 
   getTask(
@@ -150,15 +167,15 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   acquireLease(taskId: string, holder: string, leaseMs: number): Promise<boolean> {
-    return this.#write(() => this.#leases.acquire(taskId, holder, leaseMs));
+    return this.#writeRows(() => this.#leases.acquire(taskId, holder, leaseMs));
   }
 
   renewLeases(holder: string, leaseMs: number): Promise<void> {
-    return this.#write(() => this.#leases.renew(holder, leaseMs));
+    return this.#writeRows(() => this.#leases.renew(holder, leaseMs));
   }
 
   releaseLease(taskId: string, holder: string): Promise<void> {
-    return this.#write(() => this.#leases.release(taskId, holder));
+    return this.#writeRows(() => this.#leases.release(taskId, holder));
   }
 
   findOrphanedTasks(
@@ -169,7 +186,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   purgeTerminalTasks(terminalBefore: number, limit: number): Promise<number> {
-    return this.#write(() => this.#retention.purge(terminalBefore, limit));
+    return this.#writeRows(() => this.#retention.purge(terminalBefore, limit));
   }
 
   /** Closes the file; later calls reject with a `UsageError`. Closing twice is harmless. */

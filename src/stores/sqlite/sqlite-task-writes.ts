@@ -5,10 +5,12 @@
  * The store has its file to itself (exclusive locking), so what a writer needs to know about a
  * task — its `seq`, which is the version an append is checked against, the next history and
  * artifact positions, where each artifact lives — is kept in memory for the tasks being written
- * (evicted when they finish) instead of being read back before every write. An artifact chunk then
- * costs one INSERT for its part, one for its event and two one-row UPDATEs, whatever the task's
- * size. A write that fails is rolled back by its savepoint and drops its task from that memory,
- * which is read again from the file next time.
+ * (evicted when they finish) instead of being read back before every write. Task rows and the
+ * counters of artifact rows are written once per commit, just before it (see
+ * `sqlite-deferred-rows.ts`): an artifact chunk then costs one INSERT for its part and one for
+ * its event, whatever the task's size. A write that fails is rolled back by its savepoint and
+ * drops its task from that memory, which is read again from the file (deferred rows written
+ * first) next time.
  */
 
 import type Database from 'better-sqlite3';
@@ -18,6 +20,7 @@ import { statusTimeOf } from '../task-projection.js';
 import type { AppendRequest, AppendResult, CreateTaskRequest } from '../task-store.js';
 import { artifactFieldsJson, mergedArtifactFieldsJson } from '../sql/task-rows.js';
 import { createEventsProblem, lastSeqOf } from '../task-log.js';
+import { SqliteDeferredRows } from './sqlite-deferred-rows.js';
 
 /** Where an artifact of a task lives, and what its row holds. */
 interface ArtifactSlot {
@@ -44,48 +47,20 @@ const MAX_CACHED_TASKS = 10_000;
 
 /** Prepared statements for writing tasks, and the write states of the tasks being written. */
 export class SqliteTaskWrites {
-  readonly #exists;
-  readonly #insertTask;
   readonly #selectForWrite;
   readonly #selectArtifacts;
-  readonly #updateTask;
   readonly #insertHistory;
   readonly #insertEvent;
   readonly #insertArtifact;
-  readonly #updateArtifact;
-  readonly #updatePartCount;
   readonly #deleteParts;
   readonly #insertPart;
   readonly #states = new Map<string, WriteState>();
+  readonly #deferred: SqliteDeferredRows;
+  /** Artifact slots the current append changed; deferred once it succeeds. */
+  readonly #touched: ArtifactSlot[] = [];
 
   constructor(db: Database.Database) {
-    this.#exists = db.prepare<[string], number>('SELECT 1 FROM tasks WHERE id = ?').pluck();
-    this.#insertTask = db.prepare<
-      [
-        {
-          id: string;
-          agent: string;
-          tenant: string;
-          owner: string;
-          contextId: string;
-          state: string;
-          statusTime: number;
-          status: string;
-          metadata: string | null;
-          seq: number;
-          historyCount: number;
-          artifactCount: number;
-          leaseHolder: string | null;
-          leaseExpiresAt: number;
-          now: number;
-        },
-      ]
-    >(
-      `INSERT INTO tasks (id, agent, tenant, owner, context_id, state, status_time, status,
-         metadata, seq, history_count, artifact_count, lease_holder, lease_expires_at, created_at)
-       VALUES (@id, @agent, @tenant, @owner, @contextId, @state, @statusTime, @status,
-         @metadata, @seq, @historyCount, @artifactCount, @leaseHolder, @leaseExpiresAt, @now)`,
-    );
+    this.#deferred = new SqliteDeferredRows(db);
     this.#selectForWrite = db.prepare<
       [string],
       { seq: number; historyCount: number; artifactCount: number }
@@ -101,30 +76,6 @@ export class SqliteTaskWrites {
       `SELECT artifact_id AS artifactId, position, part_count AS partCount, fields
        FROM task_artifacts WHERE task_id = ? ORDER BY position`,
     );
-    this.#updateTask = db.prepare<
-      [{ id: string; seq: number; historyCount: number; artifactCount: number }]
-    >(
-      `UPDATE tasks SET seq = @seq, history_count = @historyCount, artifact_count = @artifactCount
-       WHERE id = @id`,
-    );
-    this.#updateTaskStatus = db.prepare<
-      [
-        {
-          id: string;
-          seq: number;
-          historyCount: number;
-          artifactCount: number;
-          state: string;
-          statusTime: number;
-          status: string;
-        },
-      ]
-    >(
-      `UPDATE tasks SET seq = @seq, history_count = @historyCount,
-         artifact_count = @artifactCount, state = @state, status_time = @statusTime,
-         status = @status
-       WHERE id = @id`,
-    );
     this.#insertHistory = db.prepare<[string, number, string]>(
       'INSERT INTO task_history (task_id, position, message) VALUES (?, ?, ?)',
     );
@@ -135,12 +86,6 @@ export class SqliteTaskWrites {
       `INSERT INTO task_artifacts (task_id, position, artifact_id, fields, part_count)
        VALUES (?, ?, ?, ?, ?)`,
     );
-    this.#updateArtifact = db.prepare<[string, number, string, number]>(
-      'UPDATE task_artifacts SET fields = ?, part_count = ? WHERE task_id = ? AND position = ?',
-    );
-    this.#updatePartCount = db.prepare<[number, string, number]>(
-      'UPDATE task_artifacts SET part_count = ? WHERE task_id = ? AND position = ?',
-    );
     this.#deleteParts = db.prepare<[string, number]>(
       'DELETE FROM task_artifact_parts WHERE task_id = ? AND artifact_position = ?',
     );
@@ -150,14 +95,21 @@ export class SqliteTaskWrites {
     );
   }
 
-  readonly #updateTaskStatus;
-
   /**
-   * Forgets every write state: after a rolled-back commit, the file is the only truth. Cheap to
-   * rebuild — one row read per task on its next write.
+   * Forgets every write state and deferred update: after a rolled-back transaction, the file is
+   * the only truth. Cheap to rebuild — one row read per task on its next write.
    */
   forgetAll(): void {
     this.#states.clear();
+    this.#deferred.clear();
+  }
+
+  /**
+   * Writes the deferred rows; called inside the transaction, just before COMMIT, and before any
+   * other write (leases, retention) that reads or changes task rows.
+   */
+  writeDeferred(): void {
+    this.#deferred.writeAll();
   }
 
   /** Creates a task with its first events; throws if the id exists. Runs inside a transaction. */
@@ -165,7 +117,7 @@ export class SqliteTaskWrites {
     const { task, events, scope } = request;
     const problem = createEventsProblem(events);
     if (problem !== undefined) throw problem;
-    if (this.#exists.get(task.id) !== undefined) throw new Error(`Task ${task.id} already exists`);
+    if (this.#deferred.exists(task.id)) throw new Error(`Task ${task.id} already exists`);
     const statusTime = statusTimeOf(task.status);
     const state: WriteState = {
       id: task.id,
@@ -174,12 +126,12 @@ export class SqliteTaskWrites {
       artifactCount: 0,
       artifacts: new Map(),
     };
-    // No foreign keys (see the schema): the children can go first, then the row with its counters.
+    // No foreign keys (see the schema): the children go first, the row at the end of the commit.
     for (const message of task.history ?? []) this.#addHistory(state, message);
     for (const artifact of task.artifacts ?? []) this.#insertNewArtifact(state, artifact);
     for (const event of events) this.#insertEvent.run(task.id, event.seq, event.json);
     const now = Date.now();
-    this.#insertTask.run({
+    this.#deferred.insertTask({
       id: task.id,
       agent: scope.agent,
       tenant: scope.tenant,
@@ -208,11 +160,22 @@ export class SqliteTaskWrites {
     if (state === undefined || state.seq !== request.expectedSeq) {
       return { ok: false, currentSeq: state?.seq };
     }
+    this.#touched.length = 0;
     try {
-      return this.#appendTo(state, request);
+      const result = this.#appendTo(state, request);
+      this.#defer(state);
+      return result;
     } catch (error) {
       this.#states.delete(state.id);
       throw error;
+    }
+  }
+
+  /** Records, after a successful append, the row updates it leaves for the end of the commit. */
+  #defer(state: WriteState): void {
+    if (this.#touched.length === 0) return;
+    for (const { position, fields, partCount } of this.#touched) {
+      this.#deferred.setArtifact(state.id, position, { fields, partCount });
     }
   }
 
@@ -231,15 +194,12 @@ export class SqliteTaskWrites {
     for (const event of request.events) this.#insertEvent.run(state.id, event.seq, event.json);
     state.seq = seq;
     const { id, historyCount, artifactCount } = state;
+    const counters = { seq, historyCount, artifactCount };
     if (status === undefined) {
-      this.#updateTask.run({ id, seq, historyCount, artifactCount });
+      this.#deferred.setCounters(id, counters);
       return { ok: true, seq };
     }
-    this.#updateTaskStatus.run({
-      id,
-      seq,
-      historyCount,
-      artifactCount,
+    this.#deferred.setStatus(id, counters, {
       state: status.state,
       statusTime: statusTimeOf(status),
       status: JSON.stringify(status),
@@ -252,6 +212,8 @@ export class SqliteTaskWrites {
   #stateOf(taskId: string): WriteState | undefined {
     const known = this.#states.get(taskId);
     if (known !== undefined) return known;
+    // Its rows are read back below: they must hold what this transaction wrote so far.
+    this.#deferred.writeTask(taskId);
     const row = this.#selectForWrite.get(taskId);
     if (row === undefined) return undefined;
     const state: WriteState = { id: taskId, ...row, artifacts: undefined };
@@ -292,21 +254,16 @@ export class SqliteTaskWrites {
       this.#insertNewArtifact(state, artifact);
       return;
     }
+    this.#touched.push(slot);
     if (!append) {
       this.#deleteParts.run(state.id, slot.position);
       slot.fields = artifactFieldsJson(artifact);
       slot.partCount = this.#insertParts(state.id, slot.position, 0, artifact.parts);
-      this.#updateArtifact.run(slot.fields, slot.partCount, state.id, slot.position);
       return;
     }
     slot.partCount = this.#insertParts(state.id, slot.position, slot.partCount, artifact.parts);
     const merged = mergedArtifactFieldsJson(slot.fields, artifact);
-    if (merged === undefined) {
-      this.#updatePartCount.run(slot.partCount, state.id, slot.position);
-    } else {
-      slot.fields = merged;
-      this.#updateArtifact.run(merged, slot.partCount, state.id, slot.position);
-    }
+    if (merged !== undefined) slot.fields = merged;
   }
 
   #insertNewArtifact(state: WriteState, artifact: Artifact): void {

@@ -1,0 +1,169 @@
+/**
+ * Changes sent ahead of their commit, on the stores that apply writes in call order (memory,
+ * SQLite): an agent's artifact chunks do not wait for each other's commit, yet nothing reaches a
+ * reader before it is stored, and a write that fails on the way is not skipped over — the chunks
+ * after it are not stored, the agent hears of it, and the task ends FAILED.
+ */
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  MemoryTaskStore,
+  createNodeServer,
+  createRequestHandler,
+  createTaskRuntime,
+  defineAgent,
+  type A2ANodeServer,
+  type TaskRuntime,
+  type TaskStore,
+} from '../../src/server.js';
+import { SqliteTaskStore } from '../../src/stores/sqlite/sqlite-task-store.js';
+import { artifactTexts, testCard, textOf } from './support/agents.js';
+import { AgentEndpoint, send } from './support/json-rpc.js';
+import { deferred } from './support/sync.js';
+
+/** The error a failing disk gives, as a store would pass it on. */
+class DiskError extends Error {}
+
+/**
+ * A real store whose `failAt`-th append (1-based) rejects, as a full or failing disk makes a
+ * store do — the one fault a test cannot cause in a real store on demand.
+ */
+function failingOnAppend(store: TaskStore, failAt: number): TaskStore {
+  let appends = 0;
+  return new Proxy(store, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (property === 'append') {
+        return (...args: Parameters<TaskStore['append']>) => {
+          appends++;
+          if (appends === failAt) return Promise.reject(new DiskError('disk I/O error'));
+          return target.append(...args);
+        };
+      }
+      return typeof value === 'function'
+        ? (value as (...args: unknown[]) => unknown).bind(target)
+        : value;
+    },
+  });
+}
+
+interface Served {
+  readonly agent: AgentEndpoint;
+  readonly runtime: TaskRuntime;
+  readonly node: A2ANodeServer;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function openStore(kind: 'memory' | 'sqlite'): Promise<TaskStore> {
+  if (kind === 'memory') return new MemoryTaskStore();
+  const directory = await mkdtemp(join(tmpdir(), 'tandem-write-ahead-'));
+  const store = SqliteTaskStore.open({ path: join(directory, 'tasks.db') });
+  cleanups.push(() => rm(directory, { recursive: true, force: true }));
+  return store;
+}
+
+async function serve(store: TaskStore, agent: ReturnType<typeof defineAgent>): Promise<Served> {
+  const runtime = createTaskRuntime({ store });
+  await runtime.start();
+  const node = createNodeServer({
+    agents: [{ path: '', handler: createRequestHandler({ agent, runtime }) }],
+  });
+  const { url } = await node.listen({ port: 0, host: '127.0.0.1' });
+  cleanups.push(async () => {
+    await node.shutdown({ deadlineMs: 500 });
+    await runtime.close();
+    await store.close();
+  });
+  return { agent: new AgentEndpoint(`${url}/a2a`), runtime, node };
+}
+
+describe.each(['memory', 'sqlite'] as const)('Writes sent ahead [%s store]', (kind) => {
+  it('lets a fast producer run ahead of the commits, storing and streaming every chunk in order', async () => {
+    const chunks = 300;
+    const agent = defineAgent({
+      card: testCard('Fast producer'),
+      async execute(ctx) {
+        const id = await ctx.artifact('c0');
+        for (let i = 1; i < chunks; i++) await ctx.append(id, `c${i}`);
+        await ctx.complete('done');
+      },
+    });
+    const { agent: endpoint } = await serve(await openStore(kind), agent);
+    const stream = await endpoint.stream(send('go'));
+    const frames = await stream.rest();
+    // The Task, every chunk, the completion: one event each, numbered without a gap.
+    expect(frames.map((frame) => Number(frame.id))).toEqual(
+      Array.from({ length: chunks + 2 }, (_, i) => i + 1),
+    );
+    const taskId = frames[0]?.result?.task?.id as string;
+    const task = await endpoint.getTask(taskId);
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(artifactTexts(task)).toEqual([Array.from({ length: chunks }, (_, i) => `c${i}`)]);
+  });
+
+  // The 3rd append fails while the agent is within the write-ahead window; the 40th, when it is
+  // beyond (waiting for commits).
+  it.each([3, 40])(
+    'stores nothing after a chunk whose write failed (append %i), tells the agent, and fails the task',
+    async (failAt) => {
+      const heard = deferred<unknown>();
+      const agent = defineAgent({
+        card: testCard('Producer on a failing disk'),
+        async execute(ctx) {
+          try {
+            const id = await ctx.artifact('c0');
+            for (let i = 1; i < 100; i++) await ctx.append(id, `c${i}`);
+            await ctx.complete('done');
+          } catch (error) {
+            heard.resolve(error);
+            throw error;
+          }
+        },
+      });
+      // The task's creation carries c0, append n carries cn.
+      const { agent: endpoint } = await serve(
+        failingOnAppend(await openStore(kind), failAt),
+        agent,
+      );
+      const task = await endpoint.sendTask(send('go'));
+      expect(await heard.promise).toBeInstanceOf(DiskError);
+      expect(task.status.state).toBe('TASK_STATE_FAILED');
+      expect(textOf(task.status.message)).toBe('The agent failed while working on this task.');
+      const stored = await endpoint.getTask(task.id);
+      expect(stored.status.state).toBe('TASK_STATE_FAILED');
+      expect(artifactTexts(stored)).toEqual([Array.from({ length: failAt }, (_, i) => `c${i}`)]);
+    },
+  );
+
+  it('resolves a status change only once it is stored, with the chunks sent before it', async () => {
+    const reached = deferred<string>();
+    const release = deferred();
+    const agent = defineAgent({
+      card: testCard('Status reporter'),
+      async execute(ctx) {
+        const id = await ctx.artifact('c0');
+        await ctx.append(id, 'c1');
+        await ctx.working('halfway');
+        reached.resolve(ctx.taskId);
+        await release.promise;
+        await ctx.complete('done');
+      },
+    });
+    const { agent: endpoint } = await serve(await openStore(kind), agent);
+    const sent = endpoint.sendTask(send('go'));
+    const stored = await endpoint.getTask(await reached.promise);
+    release.resolve();
+    expect(stored.status.state).toBe('TASK_STATE_WORKING');
+    expect(textOf(stored.status.message)).toBe('halfway');
+    expect(artifactTexts(stored)).toEqual([['c0', 'c1']]);
+    expect((await sent).status.state).toBe('TASK_STATE_COMPLETED');
+  });
+});
