@@ -189,6 +189,8 @@ class RuntimeRequestHandler implements A2ARequestHandler {
   async sendMessage(call: CallContext, request: SendMessageRequest): Promise<SendMessageResponse> {
     const execution = await this.#admit(call, request);
     this.#track(execution);
+    // The task it returns is then at hand, not read back from the store.
+    execution.run.keepProjection();
     void execution.start();
     const outcome = await execution.outcome;
     if (outcome.kind === 'message') return { message: outcome.message };
@@ -198,6 +200,8 @@ class RuntimeRequestHandler implements A2ARequestHandler {
       // another replica (the run refreshes itself when told) — or when the execution ends.
       await Promise.race([execution.run.untilSettled(), execution.done]);
     }
+    const kept = execution.run.viewOf(historyLength === undefined ? {} : { historyLength });
+    if (kept !== undefined) return { task: kept };
     const stored = await this.#store.getTask(
       this.#scope(call),
       execution.taskId,

@@ -31,7 +31,14 @@ import type {
   TaskLogEntry,
   TaskScope,
   TaskStore,
+  TaskViewOptions,
 } from '../stores/task-store.js';
+import {
+  applyMutation,
+  projectionOf,
+  viewOfTask,
+  type MutableTaskProjection,
+} from '../stores/task-projection.js';
 import type { Logger } from './logger.js';
 import { streamEvent } from './stream-event.js';
 import {
@@ -98,6 +105,9 @@ export class TaskRun {
   #onSettled: (() => void) | undefined;
   /** The writes sent ahead of their commit (see {@link write}). */
   readonly #ahead: WriteAhead;
+  /** The task as stored, when kept (see {@link keepProjection}). */
+  #projection: MutableTaskProjection | undefined;
+  #keepsProjection = false;
 
   constructor(deps: TaskRunDependencies, init: TaskRunInit) {
     this.#deps = deps;
@@ -205,6 +215,20 @@ export class TaskRun {
     return this.#pending === 0 ? Promise.resolve() : this.#tail.then(ignore);
   }
 
+  /**
+   * Keeps the task as stored in memory from its creation on, so that {@link viewOf} answers
+   * without reading the store — for a blocking `SendMessage`, which returns the task. Only for a
+   * task yet to create, on a store where this run is its only writer; otherwise a no-op.
+   */
+  keepProjection(): void {
+    this.#keepsProjection = this.#seq === 0 && this.#deps.store.appliesWritesInOrder === true;
+  }
+
+  /** The task as stored, cut to `view`, if kept; `undefined` otherwise. */
+  viewOf(view: TaskViewOptions): Task | undefined {
+    return this.#projection === undefined ? undefined : viewOfTask(this.#projection, view);
+  }
+
   /** Creates the task: its first event is the `Task` snapshot, in `SUBMITTED` state. */
   create(userMessage: Message): Promise<Task> {
     const { created, written } = this.createWith(userMessage, undefined);
@@ -270,6 +294,7 @@ export class TaskRun {
       const done = stored.then(
         () => {
           if (ahead) this.#ahead.handled(0);
+          if (this.#keepsProjection) this.#projection = projectionOf(request.task);
           this.#seq = events.length;
           this.#state = change === undefined ? task.status.state : change.state;
           for (const event of events) this.#deps.hub.publish(this.taskId, event);
@@ -375,6 +400,10 @@ export class TaskRun {
   }
 
   #applied(change: TaskChange, event: TaskLogEntry, seq: number): void {
+    const projection = this.#projection;
+    if (projection !== undefined) {
+      for (const mutation of change.mutations) applyMutation(projection, mutation);
+    }
     this.#seq = seq;
     this.#state = change.state;
     this.#deps.hub.publish(this.taskId, event);

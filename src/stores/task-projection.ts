@@ -20,6 +20,20 @@ export interface MutableTaskProjection {
   metadata: Struct | undefined;
 }
 
+/** A projection of `task` that owns its arrays: later mutations never reach `task`. */
+export function projectionOf(task: Task): MutableTaskProjection {
+  return {
+    id: task.id,
+    contextId: task.contextId ?? '',
+    status: task.status,
+    history: task.history?.slice() ?? [],
+    artifacts: (task.artifacts ?? []).map((artifact) =>
+      artifactWithParts(artifact, artifact.parts.slice()),
+    ),
+    metadata: task.metadata,
+  };
+}
+
 /** Applies one mutation in place, in O(size of the mutation) (plus a lookup of the artifact). */
 export function applyMutation(task: MutableTaskProjection, mutation: TaskMutation): void {
   switch (mutation.kind) {

@@ -460,6 +460,27 @@ describeStores('SendMessage', (env) => {
     expect(historyOf(more)).toHaveLength(10);
   });
 
+  it('answers a new task exactly as GetTask does, with the same historyLength', async () => {
+    const { agent } = await env.serve(
+      defineAgent({
+        card: testCard('Chunker'),
+        async execute(ctx) {
+          await ctx.working('starting');
+          const id = await ctx.artifact('a', { name: 'out' });
+          await ctx.append(id, 'b', { lastChunk: true });
+          await ctx.artifact('other');
+          return ctx.complete('done');
+        },
+      }),
+    );
+    const whole = await agent.sendTask(send('go'));
+    expect(artifactTexts(whole)).toEqual([['a', 'b'], ['other']]);
+    expect(whole).toEqual(await agent.getTask(whole.id));
+    const cut = await agent.sendTask(send('go', {}, { historyLength: 1 }));
+    expect(historyOf(cut)).toEqual(['agent: done']);
+    expect(cut).toEqual(await agent.getTask(cut.id, 1));
+  });
+
   it('answers with a direct Message when the agent replies, and creates no task', async () => {
     const { agent } = await env.serve(
       defineAgent({
