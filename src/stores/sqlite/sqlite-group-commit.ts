@@ -10,8 +10,9 @@
  * for the chunks after them: a stream's chunks then share a commit instead of paying one each,
  * which is where the cost of a SQLite write lies.
  *
- * Each write runs in its own savepoint: a write that throws is rolled back alone and rejects
- * alone, its neighbours commit. Every promise settles only after the COMMIT, so a resolved write
+ * A write that throws is rolled back alone and rejects alone, its neighbours commit: the batch
+ * first runs without savepoints (they cost two statements a write), and if a write throws, it is
+ * rolled back and run again with a savepoint per write. Every promise settles only after the COMMIT, so a resolved write
  * is exactly as durable as one committed on its own; a COMMIT that fails rejects the whole batch,
  * none of which was written.
  */
@@ -50,6 +51,9 @@ export interface WriteOptions {
   /** Runs after the deferred writes of the transaction so far (it reads or changes their rows). */
   readonly afterDeferred?: boolean;
 }
+
+/** A write threw outside a savepoint: run the batch again, each write in its own. */
+const RETRY_ISOLATED = Symbol('retry isolated');
 
 type WriteOutcome =
   { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly value: unknown };
@@ -110,32 +114,64 @@ export class SqliteGroupCommit {
     const batch = this.#queue;
     if (batch.length === 0) return;
     this.#queue = [];
+    // Savepoints cost two statements a write: first without, and only if a write throws, again
+    // with one each (the writes are re-run from scratch: their owner forgot what they did).
+    const first = this.#commitBatch(batch, false);
+    const result = first === RETRY_ISOLATED ? this.#commitBatch(batch, true) : first;
+    if (result instanceof Error || result === RETRY_ISOLATED) {
+      const error =
+        result instanceof Error ? result : new Error('The batch could not be committed');
+      for (const pending of batch) pending.reject(error);
+      return;
+    }
+    batch.forEach((pending, i) => {
+      const outcome = result[i] as WriteOutcome;
+      if (outcome.ok) pending.resolve(outcome.value);
+      else pending.reject(asError(outcome.value));
+    });
+  };
+
+  /**
+   * Runs the batch in one transaction and commits it; returns each write's outcome, or the error
+   * that failed the whole batch (rolled back). Not `isolated`, a write that throws rolls the
+   * batch back and asks for {@link RETRY_ISOLATED}.
+   */
+  #commitBatch(
+    batch: readonly PendingWrite[],
+    isolated: boolean,
+  ): WriteOutcome[] | Error | typeof RETRY_ISOLATED {
     try {
       this.#begin.run();
     } catch (error) {
-      for (const pending of batch) pending.reject(asError(error));
-      return;
+      return asError(error);
     }
     const outcomes: WriteOutcome[] = [];
     try {
       for (const pending of batch) {
         if (pending.options.afterDeferred === true) this.#hooks.writeDeferred();
-        outcomes.push(this.#runInSavepoint(pending.write));
+        if (isolated) {
+          outcomes.push(this.#runInSavepoint(pending.write));
+          continue;
+        }
+        try {
+          outcomes.push({ ok: true, value: pending.write() });
+        } catch (error) {
+          // An error that ended the transaction (full disk, I/O) fails the batch below.
+          if (!this.#db.inTransaction) throw error;
+          this.#rollback.run();
+          this.#hooks.onRollback();
+          return RETRY_ISOLATED;
+        }
       }
       this.#hooks.writeDeferred();
       this.#commit.run();
+      return outcomes;
     } catch (error) {
       if (this.#db.inTransaction) this.#rollback.run();
       this.#hooks.onRollback();
-      for (const pending of batch) pending.reject(asError(error));
-      return;
+      return asError(error);
     }
-    batch.forEach((pending, i) => {
-      const outcome = outcomes[i] as WriteOutcome;
-      if (outcome.ok) pending.resolve(outcome.value);
-      else pending.reject(asError(outcome.value));
-    });
-  };
+  }
 
   /**
    * Runs one write in a savepoint; a write that throws is undone alone (and must itself forget
