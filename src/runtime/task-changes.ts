@@ -11,12 +11,10 @@ import type {
   Artifact,
   Message,
   StreamResponse,
-  Task,
   TaskState,
   TaskStatus,
 } from '../protocol/generated/types.js';
 import type { TaskMutation } from '../stores/task-store.js';
-import { applyMutation, type MutableTaskProjection } from '../stores/task-projection.js';
 import { currentTimestamp } from '../protocol/timestamps.js';
 
 /** A change ready to be appended: its event payload and its projection mutations. */
@@ -75,25 +73,4 @@ export function artifactChange(
 /** The state a change moves the task to, when it is a status update. */
 export function targetStateOf(change: TaskChange): TaskState | undefined {
   return change.payload.statusUpdate?.status.state;
-}
-
-/** The task after `change`, for a task created together with its first change. */
-export function projectionAfter(task: Task, change: TaskChange): Task {
-  const projection: MutableTaskProjection = {
-    id: task.id,
-    contextId: task.contextId ?? '',
-    status: task.status,
-    history: task.history?.slice() ?? [],
-    artifacts: [],
-    metadata: task.metadata,
-  };
-  for (const mutation of change.mutations) applyMutation(projection, mutation);
-  const after: Task = {
-    id: task.id,
-    contextId: projection.contextId,
-    status: projection.status,
-    history: projection.history,
-  };
-  if (projection.artifacts.length > 0) after.artifacts = projection.artifacts;
-  return after;
 }

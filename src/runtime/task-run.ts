@@ -41,16 +41,10 @@ import {
 } from '../stores/task-projection.js';
 import type { Logger } from './logger.js';
 import { streamEvent } from './stream-event.js';
-import {
-  projectionAfter,
-  resumeChange,
-  statusChange,
-  targetStateOf,
-  type TaskChange,
-} from './task-changes.js';
+import { resumeChange, statusChange, targetStateOf, type TaskChange } from './task-changes.js';
+import { submittedTask, taskCreation } from './task-creation.js';
 import type { TaskEventHub } from './task-event-hub.js';
 import { WRITE_AHEAD_LIMIT, WriteAhead } from './write-ahead.js';
-import { currentTimestamp } from '../protocol/timestamps.js';
 
 /** What a run needs from the runtime around it. */
 export interface TaskRunDependencies {
@@ -254,13 +248,7 @@ export class TaskRun {
     // The creation is sent ahead only when it is the run's first write, as it always is.
     const ahead = this.#pending === 0 && this.#deps.store.appliesWritesInOrder === true;
     const created = this.#enqueue(() => {
-      const task: Task = {
-        id: this.taskId,
-        contextId: this.contextId,
-        status: { state: 'TASK_STATE_SUBMITTED', timestamp: currentTimestamp() },
-        history: [userMessage],
-      };
-      const snapshot = streamEvent(1, { task });
+      const task = submittedTask(this.taskId, this.contextId, userMessage);
       let change: TaskChange | undefined;
       let refused: Error | undefined;
       try {
@@ -269,15 +257,11 @@ export class TaskRun {
             ? undefined
             : this.#checked(first, task.status.state);
       } catch (error) {
-        refused = error instanceof Error ? error : new Error(String(error));
+        refused = asError(error);
       }
-      const events = change === undefined ? [snapshot] : [snapshot, streamEvent(2, change.payload)];
+      const { events, stored: storedTask, state } = taskCreation(task, change);
       const lease = this.#deps.lease;
-      const request: CreateTaskRequest = {
-        scope: this.scope,
-        task: change === undefined ? task : projectionAfter(task, change),
-        events,
-      };
+      const request: CreateTaskRequest = { scope: this.scope, task: storedTask, events };
       const stored = this.#deps.store.createTask(
         lease === undefined
           ? request
@@ -288,15 +272,13 @@ export class TaskRun {
         refused === undefined &&
         change !== undefined &&
         targetStateOf(change) === undefined;
-      if (ahead) {
-        this.#ahead.sent(events.length, change === undefined ? task.status.state : change.state);
-      }
+      if (ahead) this.#ahead.sent(events.length, state);
       const done = stored.then(
         () => {
           if (ahead) this.#ahead.handled(0);
           if (this.#keepsProjection) this.#projection = projectionOf(request.task);
           this.#seq = events.length;
-          this.#state = change === undefined ? task.status.state : change.state;
+          this.#state = state;
           for (const event of events) this.#deps.hub.publish(this.taskId, event);
           this.#checkSettled();
           return task;

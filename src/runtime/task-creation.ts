@@ -1,0 +1,69 @@
+/**
+ * What a new task's first store write holds: the task in `SUBMITTED` state with the user's
+ * message (its first event, the snapshot every stream starts with), and the agent's first change
+ * applied on top when there is one — a new task and its first update cost one commit, not two.
+ */
+
+import type { Message, Task, TaskState } from '../protocol/generated/types.js';
+import { currentTimestamp } from '../protocol/timestamps.js';
+import { applyMutation, type MutableTaskProjection } from '../stores/task-projection.js';
+import type { TaskLogEntry } from '../stores/task-store.js';
+import { streamEvent } from './stream-event.js';
+import type { TaskChange } from './task-changes.js';
+
+/** A new task's first write. */
+export interface TaskCreation {
+  /** The `SUBMITTED` task of the first event. */
+  readonly snapshot: Task;
+  /** Event 1 (the snapshot), and event 2 (the first change) if any. */
+  readonly events: readonly TaskLogEntry[];
+  /** The task as stored: the snapshot with the first change applied. */
+  readonly stored: Task;
+  /** The task's state once stored. */
+  readonly state: TaskState;
+}
+
+/** The `SUBMITTED` task a user's first message creates. */
+export function submittedTask(taskId: string, contextId: string, userMessage: Message): Task {
+  return {
+    id: taskId,
+    contextId,
+    status: { state: 'TASK_STATE_SUBMITTED', timestamp: currentTimestamp() },
+    history: [userMessage],
+  };
+}
+
+/** The first write of `snapshot`, with `change` (already checked) applied if given. */
+export function taskCreation(snapshot: Task, change: TaskChange | undefined): TaskCreation {
+  const first = streamEvent(1, { task: snapshot });
+  if (change === undefined) {
+    return { snapshot, events: [first], stored: snapshot, state: snapshot.status.state };
+  }
+  return {
+    snapshot,
+    events: [first, streamEvent(2, change.payload)],
+    stored: projectionAfter(snapshot, change),
+    state: change.state,
+  };
+}
+
+/** The task after `change`, in arrays of its own. */
+function projectionAfter(task: Task, change: TaskChange): Task {
+  const projection: MutableTaskProjection = {
+    id: task.id,
+    contextId: task.contextId ?? '',
+    status: task.status,
+    history: task.history?.slice() ?? [],
+    artifacts: [],
+    metadata: task.metadata,
+  };
+  for (const mutation of change.mutations) applyMutation(projection, mutation);
+  const after: Task = {
+    id: task.id,
+    contextId: projection.contextId,
+    status: projection.status,
+    history: projection.history,
+  };
+  if (projection.artifacts.length > 0) after.artifacts = projection.artifacts;
+  return after;
+}
