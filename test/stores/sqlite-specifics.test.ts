@@ -17,6 +17,7 @@ import { SqliteTaskStore } from '../../src/stores/sqlite/sqlite-task-store.js';
 import type { TaskListQuery, TaskStore } from '../../src/stores/task-store.js';
 import {
   T0,
+  TaskWriter,
   createRequest,
   createTask,
   logEntry,
@@ -161,6 +162,34 @@ describe('SqliteTaskStore file', () => {
       'task_history',
       'tasks',
     ]);
+    db.close();
+  });
+
+  it('migrates a version 1 file: its tasks stay, the unused artifact index goes', async () => {
+    const store = SqliteTaskStore.open({ path });
+    const writer = await createTask(store, 't1', {
+      artifacts: [{ artifactId: 'a', parts: [textPart('x')] }],
+    });
+    await store.close();
+    // Back to what version 1 left: the index, and the version.
+    const old = new Database(path);
+    old.exec('CREATE INDEX task_artifacts_by_id ON task_artifacts (task_id, artifact_id)');
+    old.pragma('user_version = 1');
+    old.close();
+    const migrated = SqliteTaskStore.open({ path });
+    expect((await migrated.getTask(scope, 't1'))?.task.artifacts).toEqual([
+      { artifactId: 'a', parts: [textPart('x')] },
+    ]);
+    const next = new TaskWriter(migrated, scope, writer.taskId, writer.contextId);
+    expect((await next.artifact({ artifactId: 'a', parts: [textPart('y')] }, true)).ok).toBe(true);
+    await migrated.close();
+    const db = new Database(path, { readonly: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(2);
+    const indexes = db
+      .prepare<[string], string>("SELECT name FROM sqlite_schema WHERE type = 'index' AND name = ?")
+      .pluck()
+      .all('task_artifacts_by_id');
+    expect(indexes).toEqual([]);
     db.close();
   });
 

@@ -21,6 +21,9 @@
  *   (active states by lease expiry), purge (terminal states by status time) and lease renewal.
  *
  * Invariant used by the orphan query: a task without a lease has `lease_expires_at = 0`.
+ *
+ * Schema version 2 drops `task_artifacts_by_id`: no query used it (the writer keeps the artifacts
+ * of a running task in memory and loads them by task), and every artifact paid an insertion.
  */
 
 import type Database from 'better-sqlite3';
@@ -100,6 +103,11 @@ export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
         PRIMARY KEY (task_id, seq)
       ) STRICT, WITHOUT ROWID;
     `,
+  },
+  {
+    version: 2,
+    description: 'drop the unused index of artifacts by id',
+    sql: `DROP INDEX task_artifacts_by_id;`,
   },
 ];
 
