@@ -72,7 +72,10 @@ export interface RequestHandlerOptions {
   readonly logger?: Logger;
   /** Live events a stream holds in memory before it catches up from the store. Default 256. */
   readonly streamBufferSize?: number;
-  /** How long a message to an interrupted task waits for the previous execution to return. */
+  /**
+   * How long a message to an interrupted task waits for the previous execution to return (here,
+   * or on the replica holding its lease). Default 5 s.
+   */
   readonly resumeWaitMs?: number;
 }
 

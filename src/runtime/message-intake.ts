@@ -17,6 +17,7 @@ import { readTask } from './read-task.js';
 import { TaskExecution, type TaskExecutionInit } from './task-execution.js';
 import { TaskRun } from './task-run.js';
 import type { TaskRuntime } from './task-runtime.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { waitAtMost } from './wait-at-most.js';
 import { newTimeOrderedUuid } from '../protocol/uuid.js';
 import { messageInTask } from '../protocol/copies.js';
@@ -142,8 +143,8 @@ async function resume(
   const message = messageInTask(incoming, taskId, contextId);
   // Lease first: between the resume and a lease, another replica's sweeper would see a WORKING
   // task without a live lease and fail it. A process that is its store's only user takes none.
-  const { holder, leaseMs, exclusive } = runtime;
-  if (!exclusive && !(await store.acquireLease(taskId, holder, leaseMs))) throw busy();
+  const { holder, exclusive } = runtime;
+  if (!exclusive && !(await leaseWithin(runtime, taskId, context.resumeWaitMs))) throw busy();
   const run = new TaskRun(context.runtime.deps, {
     scope,
     taskId,
@@ -163,4 +164,23 @@ async function resume(
   }
   const resumed = await readTask(store, scope, taskId);
   return execution(context, caller, request, message, { run, task: resumed.task });
+}
+
+/** Between tries for a lease another replica still holds. */
+const LEASE_RETRY_MS = 10;
+
+/**
+ * Takes the lease of an interrupted task, waiting up to `waitMs` for the replica whose execution
+ * interrupted it to give it up: that replica answers the client as soon as the interruption is
+ * stored and releases the lease just after, when its agent returns — a client that sends its
+ * next message through another replica at once must not be told the task is busy.
+ */
+async function leaseWithin(runtime: TaskRuntime, taskId: string, waitMs: number): Promise<boolean> {
+  const { store, holder, leaseMs } = runtime;
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    if (await store.acquireLease(taskId, holder, leaseMs)) return true;
+    if (Date.now() + LEASE_RETRY_MS > deadline) return false;
+    await sleep(LEASE_RETRY_MS);
+  }
 }
