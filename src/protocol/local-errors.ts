@@ -33,3 +33,8 @@ export class InvalidTransitionError extends LocalError {
 export function isLocalError(value: unknown): value is LocalError {
   return value instanceof LocalError;
 }
+
+/** A thrown value as an `Error`: itself when it is one, else wrapped with its text. */
+export function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}

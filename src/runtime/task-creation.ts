@@ -6,15 +6,13 @@
 
 import type { Message, Task, TaskState } from '../protocol/generated/types.js';
 import { currentTimestamp } from '../protocol/timestamps.js';
-import { applyMutation, type MutableTaskProjection } from '../stores/task-projection.js';
+import { applyMutation, projectionOf } from '../stores/task-projection.js';
 import type { TaskLogEntry } from '../stores/task-store.js';
 import { streamEvent } from './stream-event.js';
 import type { TaskChange } from './task-changes.js';
 
 /** A new task's first write. */
 export interface TaskCreation {
-  /** The `SUBMITTED` task of the first event. */
-  readonly snapshot: Task;
   /** Event 1 (the snapshot), and event 2 (the first change) if any. */
   readonly events: readonly TaskLogEntry[];
   /** The task as stored: the snapshot with the first change applied. */
@@ -37,10 +35,9 @@ export function submittedTask(taskId: string, contextId: string, userMessage: Me
 export function taskCreation(snapshot: Task, change: TaskChange | undefined): TaskCreation {
   const first = streamEvent(1, { task: snapshot });
   if (change === undefined) {
-    return { snapshot, events: [first], stored: snapshot, state: snapshot.status.state };
+    return { events: [first], stored: snapshot, state: snapshot.status.state };
   }
   return {
-    snapshot,
     events: [first, streamEvent(2, change.payload)],
     stored: projectionAfter(snapshot, change),
     state: change.state,
@@ -49,14 +46,7 @@ export function taskCreation(snapshot: Task, change: TaskChange | undefined): Ta
 
 /** The task after `change`, in arrays of its own. */
 function projectionAfter(task: Task, change: TaskChange): Task {
-  const projection: MutableTaskProjection = {
-    id: task.id,
-    contextId: task.contextId ?? '',
-    status: task.status,
-    history: task.history?.slice() ?? [],
-    artifacts: [],
-    metadata: task.metadata,
-  };
+  const projection = projectionOf(task);
   for (const mutation of change.mutations) applyMutation(projection, mutation);
   const after: Task = {
     id: task.id,

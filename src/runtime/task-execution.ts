@@ -8,7 +8,7 @@
 
 import type { Artifact, Message, Task, TaskState } from '../protocol/generated/types.js';
 import type { Struct } from '../protocol/json.js';
-import { UsageError } from '../protocol/local-errors.js';
+import { UsageError, asError } from '../protocol/local-errors.js';
 import { isFinalOrInterruptedState, isTerminalState } from '../protocol/task-state.js';
 import type { TaskScope } from '../stores/task-store.js';
 import type { AgentContext, AgentDefinition, ArtifactUpdateOptions, Caller } from './agent.js';
@@ -206,7 +206,7 @@ export class TaskExecution implements AgentContext {
   }
 
   readonly #creationFailed = (error: unknown): void => {
-    this.#creationError = error instanceof Error ? error : new Error(String(error));
+    this.#creationError = asError(error);
   };
 
   reply(content: MessageContent, options: { metadata?: Struct } = {}): Promise<void> {

@@ -18,7 +18,7 @@
  */
 
 import type { Message, Task, TaskState } from '../protocol/generated/types.js';
-import { InvalidTransitionError } from '../protocol/local-errors.js';
+import { InvalidTransitionError, asError } from '../protocol/local-errors.js';
 import {
   assertTransition,
   isFinalOrInterruptedState,
@@ -72,10 +72,6 @@ const ignore = (): void => {};
 
 /** How the store answered a write sent ahead. */
 type SentAhead = { result: AppendResult; error?: undefined } | { result?: undefined; error: Error };
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}
 const APPLIED: WriteOutcome = 'applied';
 const DROPPED: Promise<WriteOutcome> = Promise.resolve('dropped');
 
@@ -399,7 +395,7 @@ export class TaskRun {
     try {
       change = this.#checked(build, this.#state);
     } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      return Promise.reject(asError(error));
     }
     return this.#append(change).then((applied) => (applied ? APPLIED : this.#retryWrite(build)));
   }

@@ -12,12 +12,13 @@
  *
  * A write that throws is rolled back alone and rejects alone, its neighbours commit: the batch
  * first runs without savepoints (they cost two statements a write), and if a write throws, it is
- * rolled back and run again with a savepoint per write. Every promise settles only after the COMMIT, so a resolved write
- * is exactly as durable as one committed on its own; a COMMIT that fails rejects the whole batch,
+ * rolled back and run again with a savepoint per write. Every promise settles only after the
+ * COMMIT, so a resolved write is exactly as durable as one committed on its own; a COMMIT that fails rejects the whole batch,
  * none of which was written.
  */
 
 import type Database from 'better-sqlite3';
+import { asError } from '../../protocol/local-errors.js';
 
 interface PendingWrite {
   readonly options: WriteOptions;
@@ -52,15 +53,8 @@ export interface WriteOptions {
   readonly afterDeferred?: boolean;
 }
 
-/** A write threw outside a savepoint: run the batch again, each write in its own. */
-const RETRY_ISOLATED = Symbol('retry isolated');
-
 type WriteOutcome =
   { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly value: unknown };
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}
 
 /** Batches writes into one transaction per event-loop turn. */
 export class SqliteGroupCommit {
@@ -114,14 +108,9 @@ export class SqliteGroupCommit {
     const batch = this.#queue;
     if (batch.length === 0) return;
     this.#queue = [];
-    // Savepoints cost two statements a write: first without, and only if a write throws, again
-    // with one each (the writes are re-run from scratch: their owner forgot what they did).
-    const first = this.#commitBatch(batch, false);
-    const result = first === RETRY_ISOLATED ? this.#commitBatch(batch, true) : first;
-    if (result instanceof Error || result === RETRY_ISOLATED) {
-      const error =
-        result instanceof Error ? result : new Error('The batch could not be committed');
-      for (const pending of batch) pending.reject(error);
+    const result = this.#commitBatch(batch, false);
+    if (result instanceof Error) {
+      for (const pending of batch) pending.reject(result);
       return;
     }
     batch.forEach((pending, i) => {
@@ -133,13 +122,12 @@ export class SqliteGroupCommit {
 
   /**
    * Runs the batch in one transaction and commits it; returns each write's outcome, or the error
-   * that failed the whole batch (rolled back). Not `isolated`, a write that throws rolls the
-   * batch back and asks for {@link RETRY_ISOLATED}.
+   * that failed the whole batch (rolled back). Savepoints cost two statements a write, so the
+   * batch first runs without (`isolated` false); if a write throws, the transaction is rolled back
+   * and the batch run again from scratch with one savepoint per write (the writes' owner has
+   * forgotten what they did).
    */
-  #commitBatch(
-    batch: readonly PendingWrite[],
-    isolated: boolean,
-  ): WriteOutcome[] | Error | typeof RETRY_ISOLATED {
+  #commitBatch(batch: readonly PendingWrite[], isolated: boolean): WriteOutcome[] | Error {
     try {
       this.#begin.run();
     } catch (error) {
@@ -160,7 +148,7 @@ export class SqliteGroupCommit {
           if (!this.#db.inTransaction) throw error;
           this.#rollback.run();
           this.#hooks.onRollback();
-          return RETRY_ISOLATED;
+          return this.#commitBatch(batch, true);
         }
       }
       this.#hooks.writeDeferred();

@@ -173,7 +173,6 @@ export class SqliteTaskWrites {
 
   /** Records, after a successful append, the row updates it leaves for the end of the commit. */
   #defer(state: WriteState): void {
-    if (this.#touched.length === 0) return;
     for (const { position, fields, partCount } of this.#touched) {
       this.#deferred.setArtifact(state.id, position, { fields, partCount });
     }
