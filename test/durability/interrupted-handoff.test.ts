@@ -5,22 +5,13 @@
  * must be served (B waits for the lease), not told the task is busy.
  */
 
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createNodeServer,
-  createRequestHandler,
-  createTaskRuntime,
-  defineAgent,
-  openTaskStore,
-} from '../../src/server.js';
-import { AgentEndpoint, textOf, userText } from './support/json-rpc.js';
+import { describe, expect, it } from 'vitest';
+import { defineAgent, openTaskStore } from '../../src/server.js';
+import { inProcessServersOn } from './support/in-process.js';
+import { textOf, userText } from './support/json-rpc.js';
 import { POSTGRES_URL, freshSchema, skipWithoutPostgres } from './support/stores.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const serve = inProcessServersOn();
 
 /** How long A's agent goes on after asking for input, holding the lease. */
 const LINGER_MS = 300;
@@ -43,24 +34,14 @@ const agent = defineAgent({
   },
 });
 
-async function replica(schema: string): Promise<AgentEndpoint> {
+/** A replica on `schema`; the first one opened drops the schema once it is closed. */
+async function replica(schema: string, drop?: () => Promise<void>) {
   const store = await openTaskStore({
     kind: 'postgres',
     connectionString: POSTGRES_URL ?? '',
     schema,
   });
-  const runtime = createTaskRuntime({ store });
-  await runtime.start();
-  const node = createNodeServer({
-    agents: [{ path: '', handler: createRequestHandler({ agent, runtime }) }],
-  });
-  const { url } = await node.listen({ port: 0, host: '127.0.0.1' });
-  cleanups.push(async () => {
-    await node.shutdown({ deadlineMs: 2_000 });
-    await runtime.close();
-    await store.close();
-  });
-  return new AgentEndpoint(`${url}/a2a`);
+  return (await serve(store, { '': agent }, drop)).endpoint();
 }
 
 describe('A task interrupted on replica A, continued through replica B', () => {
@@ -68,8 +49,7 @@ describe('A task interrupted on replica A, continued through replica B', () => {
 
   it('is served by B as soon as A has answered, while A still holds the lease', async () => {
     const schema = freshSchema();
-    cleanups.push(schema.drop);
-    const a = await replica(schema.schema);
+    const a = await replica(schema.schema, schema.drop);
     const b = await replica(schema.schema);
     const asked = await a.sendTask(userText('start'));
     expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');

@@ -8,18 +8,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  MemoryTaskStore,
-  createNodeServer,
-  createRequestHandler,
-  createTaskRuntime,
-  defineAgent,
-  type A2ANodeServer,
-  type TaskRuntime,
-  type TaskStore,
-} from '../../src/server.js';
+import { describe, expect, it } from 'vitest';
+import { MemoryTaskStore, defineAgent, type TaskStore } from '../../src/server.js';
 import { SqliteTaskStore } from '../../src/stores/sqlite/sqlite-task-store.js';
+import { inProcessServersOn } from '../durability/support/in-process.js';
 import { artifactTexts, testCard, textOf } from './support/agents.js';
 import { AgentEndpoint, send } from './support/json-rpc.js';
 import { deferred } from './support/sync.js';
@@ -50,39 +42,29 @@ function failingOnAppend(store: TaskStore, failAt: number): TaskStore {
   });
 }
 
-interface Served {
-  readonly agent: AgentEndpoint;
-  readonly runtime: TaskRuntime;
-  readonly node: A2ANodeServer;
-}
+const serveOn = inProcessServersOn();
 
-const cleanups: (() => Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function openStore(kind: 'memory' | 'sqlite'): Promise<TaskStore> {
-  if (kind === 'memory') return new MemoryTaskStore();
+/** A fresh store of `kind`, and how to remove its file once it is closed. */
+async function openStore(
+  kind: 'memory' | 'sqlite',
+): Promise<{ store: TaskStore; remove?: () => Promise<void> }> {
+  if (kind === 'memory') return { store: new MemoryTaskStore() };
   const directory = await mkdtemp(join(tmpdir(), 'tandem-write-ahead-'));
-  const store = SqliteTaskStore.open({ path: join(directory, 'tasks.db') });
-  cleanups.push(() => rm(directory, { recursive: true, force: true }));
-  return store;
+  return {
+    store: SqliteTaskStore.open({ path: join(directory, 'tasks.db') }),
+    remove: () => rm(directory, { recursive: true, force: true }),
+  };
 }
 
-async function serve(store: TaskStore, agent: ReturnType<typeof defineAgent>): Promise<Served> {
-  const runtime = createTaskRuntime({ store });
-  await runtime.start();
-  const node = createNodeServer({
-    agents: [{ path: '', handler: createRequestHandler({ agent, runtime }) }],
-  });
-  const { url } = await node.listen({ port: 0, host: '127.0.0.1' });
-  cleanups.push(async () => {
-    await node.shutdown({ deadlineMs: 500 });
-    await runtime.close();
-    await store.close();
-  });
-  return { agent: new AgentEndpoint(`${url}/a2a`), runtime, node };
+/** Serves `agent` over a fresh store of `kind`, the store wrapped by `wrap` if given. */
+async function serve(
+  kind: 'memory' | 'sqlite',
+  agent: ReturnType<typeof defineAgent>,
+  wrap: (store: TaskStore) => TaskStore = (store) => store,
+): Promise<AgentEndpoint> {
+  const { store, remove } = await openStore(kind);
+  const server = await serveOn(wrap(store), { '': agent }, remove);
+  return new AgentEndpoint(`${server.url}/a2a`);
 }
 
 describe.each(['memory', 'sqlite'] as const)('Writes sent ahead [%s store]', (kind) => {
@@ -96,7 +78,7 @@ describe.each(['memory', 'sqlite'] as const)('Writes sent ahead [%s store]', (ki
         await ctx.complete('done');
       },
     });
-    const { agent: endpoint } = await serve(await openStore(kind), agent);
+    const endpoint = await serve(kind, agent);
     const stream = await endpoint.stream(send('go'));
     const frames = await stream.rest();
     // The Task, every chunk, the completion: one event each, numbered without a gap.
@@ -129,10 +111,7 @@ describe.each(['memory', 'sqlite'] as const)('Writes sent ahead [%s store]', (ki
         },
       });
       // The task's creation carries c0, append n carries cn.
-      const { agent: endpoint } = await serve(
-        failingOnAppend(await openStore(kind), failAt),
-        agent,
-      );
+      const endpoint = await serve(kind, agent, (store) => failingOnAppend(store, failAt));
       const task = await endpoint.sendTask(send('go'));
       expect(await heard.promise).toBeInstanceOf(DiskError);
       expect(task.status.state).toBe('TASK_STATE_FAILED');
@@ -157,7 +136,7 @@ describe.each(['memory', 'sqlite'] as const)('Writes sent ahead [%s store]', (ki
         await ctx.complete('done');
       },
     });
-    const { agent: endpoint } = await serve(await openStore(kind), agent);
+    const endpoint = await serve(kind, agent);
     const sent = endpoint.sendTask(send('go'));
     const stored = await endpoint.getTask(await reached.promise);
     release.resolve();

@@ -35,13 +35,28 @@ export type Mounts = Readonly<Record<string, AgentDefinition>>;
  * down, and its store closed and removed, after each test.
  */
 export function inProcessServers(): (store: StoreName, mounts: Mounts) => Promise<InProcessServer> {
+  const serve = inProcessServersOn();
+  return async (name, mounts) => {
+    const { spec, cleanup } = await testStoreSpec(name);
+    return serve(await openTaskStore(spec), mounts, cleanup);
+  };
+}
+
+/**
+ * Returns the function that starts a server over a store the test opened (several servers may
+ * share one schema, a store may wrap another); every server it started is shut down, and its
+ * store closed, then `cleanup` run, after each test.
+ */
+export function inProcessServersOn(): (
+  store: TaskStore,
+  mounts: Mounts,
+  cleanup?: () => Promise<void>,
+) => Promise<InProcessServer> {
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
-  return async (name, mounts) => {
-    const { spec, cleanup } = await testStoreSpec(name);
-    const store = await openTaskStore(spec);
+  return async (store, mounts, cleanup) => {
     const runtime = createTaskRuntime({ store });
     await runtime.start();
     const node = createNodeServer({
@@ -54,7 +69,7 @@ export function inProcessServers(): (store: StoreName, mounts: Mounts) => Promis
       await node.shutdown({ deadlineMs: 500 });
       await runtime.close();
       await store.close();
-      await cleanup();
+      await cleanup?.();
     });
     const { url } = await node.listen({ port: 0, host: '127.0.0.1' });
     return {
