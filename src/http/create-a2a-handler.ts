@@ -2,8 +2,8 @@
  * The web-standard entry point: `(Request) => Promise<Response>`, for any runtime or framework
  * that speaks fetch (Deno, Bun, Cloudflare Workers, Hono, Next.js route handlers...). It bridges
  * the web request to the transport-neutral core (`http-core.ts`) and the core's response back to
- * a `Response`; SSE becomes a `ReadableStream` pulled frame by frame, so the consumer's pace is
- * the stream's backpressure. On Node, the `node:http` adapter serves the same core without
+ * a `Response`; SSE becomes a `ReadableStream` the stream pushes frames into, paused while the
+ * reader's queue is full, so the consumer's pace is the stream's backpressure. On Node, the `node:http` adapter serves the same core without
  * constructing web `Request`/`Response` objects.
  */
 
@@ -81,6 +81,7 @@ function sseBody(
     signal.removeEventListener('abort', stop);
   };
   const stop = (): void => {
+    if (closed) return;
     close();
     sse.stop();
   };
@@ -90,19 +91,28 @@ function sseBody(
         heartbeat = new SseHeartbeat(heartbeatMs, () => {
           if (!closed) controller.enqueue(HEARTBEAT_BYTES);
         });
-        if (signal.aborted) stop();
-        else signal.addEventListener('abort', stop, { once: true });
-      },
-      async pull(controller) {
-        const result = await sse.next();
-        if (closed) return;
-        if (result.done === true) {
-          close();
-          controller.close();
+        if (signal.aborted) {
+          stop();
           return;
         }
-        heartbeat?.touch();
-        controller.enqueue(encoder.encode(result.value));
+        signal.addEventListener('abort', stop, { once: true });
+        sse.start({
+          write(frame) {
+            if (closed) return false;
+            heartbeat?.touch();
+            controller.enqueue(encoder.encode(frame));
+            return (controller.desiredSize ?? 0) > 0;
+          },
+          end() {
+            if (closed) return;
+            close();
+            controller.close();
+          },
+        });
+      },
+      // The reader wants more: the source writes again (a no-op unless it was paused).
+      pull() {
+        sse.resume();
       },
       cancel: stop,
     },

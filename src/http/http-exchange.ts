@@ -7,7 +7,7 @@
  * microseconds each (undici), which the benchmark of a JSON-RPC round trip would pay twice. The
  * core therefore needs only what it reads — method, path, query, a header lookup, a body reader
  * with a byte limit, an abort signal — and answers with a plain description: status, headers, and
- * a string/bytes body or a pull-based source of SSE frames. The fetch bridge turns that into a
+ * a string/bytes body or a source that pushes SSE frames. The fetch bridge turns that into a
  * `Response`; the node bridge into `writeHead` + `end`, or one `write` per SSE frame.
  *
  * Kept structural so the core stays free of `node:` imports.
@@ -41,13 +41,28 @@ export interface HttpCoreRequest extends HeaderReader {
   readonly signal: AbortSignal;
 }
 
+/** Where an {@link SseSource} writes its frames. */
+export interface SseSink {
+  /**
+   * Writes one encoded frame. Returns `false` when the connection cannot take more for now (its
+   * buffer is full): the source then holds its frames until {@link SseSource.resume}. That is the
+   * back-pressure the runtime relies on to bound memory for slow clients.
+   */
+  write(frame: string): boolean;
+  /** No frame will follow: close the response. Called once, also after `stop()`. */
+  end(): void;
+}
+
 /**
- * A pull-based source of encoded SSE frames. The bridge calls `next()` only after the previous
- * frame was accepted by the socket (that is the backpressure the runtime relies on) and `stop()`
- * when the client goes away. `next()` never rejects.
+ * A source of encoded SSE frames that pushes them as they come: an open stream waiting for its
+ * next event holds no pending promise (see `runtime/event-push.ts` for why that matters).
  */
 export interface SseSource {
-  next(): Promise<IteratorResult<string>>;
+  /** Starts writing frames to `sink`; called once. An error ends with an error frame, never a throw. */
+  start(sink: SseSink): void;
+  /** Writes again after the sink answered `false`. */
+  resume(): void;
+  /** The client went away: release the stream at once; the task is not affected. */
   stop(): void;
 }
 

@@ -1,9 +1,9 @@
 /**
  * The bridge between `node:http` and the HTTP core, shared by the node and Express adapters. It
  * reads `IncomingMessage` fields directly (no URL parsing, no web `Request`) and writes the
- * core's response with one `writeHead` + `end`, or — for SSE — one `write` per frame, pulling the
- * next frame only once the socket has drained. That pull is what lets the runtime bound memory
- * for slow consumers. No flush calls or timers per event: a heartbeat interval per stream notes
+ * core's response with one `writeHead` + `end`, or — for SSE — one `write` per frame the source
+ * pushes, pausing the source while the socket drains. That pause is what lets the runtime bound
+ * memory for slow consumers. No flush calls or timers per event: a heartbeat interval per stream notes
  * activity with a field write.
  */
 
@@ -125,40 +125,46 @@ class NodeCoreRequest implements HttpCoreRequest {
   }
 }
 
-function drainedOrClosed(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
-
-async function pipeSse(res: ServerResponse, sse: SseSource, heartbeatMs: number): Promise<void> {
+/**
+ * Writes the frames a source pushes, one `write` each. When the socket's buffer is full the source
+ * is paused until `drain`, so a slow client holds at most the runtime's bounded queue.
+ */
+function pipeSse(res: ServerResponse, sse: SseSource, heartbeatMs: number): void {
   let closed = false;
-  const onClose = (): void => {
-    closed = true;
-    sse.stop();
-  };
-  res.once('close', onClose);
   const heartbeat = new SseHeartbeat(heartbeatMs, () => {
     if (!closed) res.write(SSE_HEARTBEAT);
   });
-  try {
-    for (;;) {
-      const result = await sse.next();
-      if (result.done === true || closed) break;
-      heartbeat.touch();
-      if (!res.write(result.value) && !closed) await drainedOrClosed(res);
-    }
-  } finally {
+  const onDrain = (): void => sse.resume();
+  const release = (): void => {
     heartbeat.stop();
+    res.off('drain', onDrain);
     res.off('close', onClose);
-    if (!closed) res.end();
-  }
+  };
+  const onClose = (): void => {
+    closed = true;
+    release();
+    sse.stop();
+  };
+  res.on('drain', onDrain);
+  res.once('close', onClose);
+  let wrote = false;
+  sse.start({
+    write(frame) {
+      if (closed) return false;
+      wrote = true;
+      heartbeat.touch();
+      return res.write(frame);
+    },
+    end() {
+      if (closed) return;
+      closed = true;
+      release();
+      res.end();
+    },
+  });
+  // The headers go out with the first frame when the stream had one at once (one write instead
+  // of two); otherwise now, so that the client sees the stream open before its first event.
+  if (!wrote && !closed) res.flushHeaders();
 }
 
 /** Serves requests from `node:http` with a core, and counts those in flight for shutdown. */
@@ -231,14 +237,10 @@ export class NodeBridge {
     if (response.sse !== undefined) {
       headers.connection ??= 'keep-alive';
       res.writeHead(response.status, headers);
-      res.flushHeaders();
       // A stream is in flight until its connection closes (registered last: a throw above is
       // counted by `serve`).
       res.once('close', this.#onClose);
-      pipeSse(res, response.sse, this.#core.options.heartbeatMs).catch((error: unknown) => {
-        this.#logger.error({ err: error }, 'writing an event stream failed');
-        res.destroy();
-      });
+      pipeSse(res, response.sse, this.#core.options.heartbeatMs);
       return;
     }
     const body = response.body;

@@ -9,7 +9,7 @@ import { taskIdOf } from '../bindings/jsonrpc/jsonrpc-dispatch.js';
 import type { JsonRpcEventStream } from '../bindings/jsonrpc/jsonrpc-event-stream.js';
 import type { JsonRpcReply } from '../bindings/jsonrpc/jsonrpc-server.js';
 import { silentLogger, type Logger } from '../runtime/logger.js';
-import type { HttpCoreRequest, HttpCoreResponse, SseSource } from './http-exchange.js';
+import type { HttpCoreRequest, HttpCoreResponse, SseSink, SseSource } from './http-exchange.js';
 
 /** Pino-compatible level check, when the logger has one. */
 interface LevelAware {
@@ -102,10 +102,18 @@ class LoggedSseSource implements SseSource {
     this.#onEnd = onEnd;
   }
 
-  async next(): Promise<IteratorResult<string>> {
-    const result = await this.#inner.next();
-    if (result.done === true) this.#end();
-    return result;
+  start(sink: SseSink): void {
+    this.#inner.start({
+      write: (frame) => sink.write(frame),
+      end: () => {
+        this.#end();
+        sink.end();
+      },
+    });
+  }
+
+  resume(): void {
+    this.#inner.resume();
   }
 
   stop(): void {

@@ -12,6 +12,7 @@
 
 import { isFinalOrInterruptedState } from '../protocol/task-state.js';
 import type { TaskStore } from '../stores/task-store.js';
+import type { EventPush, EventSink, PushableEventStream } from './event-push.js';
 import type { Logger } from './logger.js';
 import type { StreamEvent } from './stream-event.js';
 import type { TaskEventHub } from './task-event-hub.js';
@@ -42,9 +43,10 @@ export function isStreamEndingEvent(event: StreamEvent): boolean {
 
 /**
  * The reader. It subscribes to the hub on construction — before any `await` — so that nothing
- * published after it was created can be missed.
+ * published after it was created can be missed. It is consumed either by iteration or by push
+ * ({@link TaskEventStream.pushTo}), not both.
  */
-export class TaskEventStream implements AsyncIterableIterator<StreamEvent> {
+export class TaskEventStream implements AsyncIterableIterator<StreamEvent>, PushableEventStream {
   readonly #options: TaskEventStreamOptions;
   readonly #unsubscribe: () => void;
   #queue: StreamEvent[] = [];
@@ -54,7 +56,13 @@ export class TaskEventStream implements AsyncIterableIterator<StreamEvent> {
   /** The highest sequence number other processes told us the log has reached. */
   #pokedSeq = 0;
   #ended = false;
+  /** Iteration: resolves the pending `next()` that waits for an event or a poke. */
   #wake: (() => void) | undefined;
+  /** Push: where events go, whether the sink asked for a pause, and re-entrancy guards. */
+  #sink: EventSink | undefined;
+  #paused = false;
+  #pumping = false;
+  #reading = false;
   #resolveClosed!: () => void;
   /** Settles when the stream has ended, however it ended. */
   readonly closed: Promise<void> = new Promise((resolve) => {
@@ -80,6 +88,10 @@ export class TaskEventStream implements AsyncIterableIterator<StreamEvent> {
   }
 
   #wakeUp(): void {
+    if (this.#sink !== undefined) {
+      this.#pump();
+      return;
+    }
     const wake = this.#wake;
     this.#wake = undefined;
     wake?.();
@@ -96,6 +108,26 @@ export class TaskEventStream implements AsyncIterableIterator<StreamEvent> {
     this.#wakeUp();
   }
 
+  /**
+   * The next queued event if it is the one after `#lastSeq` (which it then becomes); undefined
+   * when the queue is empty or has a gap, which sets `#needsStore`.
+   */
+  #takeNext(): StreamEvent | undefined {
+    for (;;) {
+      const event = this.#queue.shift();
+      if (event === undefined) return undefined;
+      const seq = event.seq as number;
+      if (seq <= this.#lastSeq) continue;
+      if (seq > this.#lastSeq + 1) {
+        this.#queue.unshift(event);
+        this.#needsStore = true;
+        return undefined;
+      }
+      this.#lastSeq = seq;
+      return event;
+    }
+  }
+
   [Symbol.asyncIterator](): this {
     return this;
   }
@@ -110,24 +142,86 @@ export class TaskEventStream implements AsyncIterableIterator<StreamEvent> {
     for (;;) {
       if (this.#needsStore && !(await this.#readStore())) return this.#end();
       if (this.#ended) return { done: true, value: undefined };
-      const event = this.#queue.shift();
+      const event = this.#takeNext();
       if (event === undefined) {
+        if (this.#needsStore) continue;
         await new Promise<void>((resolve) => {
           this.#wake = resolve;
         });
         continue;
       }
-      const seq = event.seq as number;
-      if (seq <= this.#lastSeq) continue;
-      if (seq > this.#lastSeq + 1) {
-        this.#queue.unshift(event);
-        this.#needsStore = true;
-        continue;
-      }
-      this.#lastSeq = seq;
       if (isStreamEndingEvent(event)) this.#end();
       return { done: false, value: event };
     }
+  }
+
+  /** Delivers every event to `sink` from now on, as it comes; see `event-push.ts`. */
+  pushTo(sink: EventSink): EventPush {
+    this.#sink = sink;
+    if (this.#ended) sink.end();
+    else this.#pump();
+    return this;
+  }
+
+  resume(): void {
+    if (!this.#paused) return;
+    this.#paused = false;
+    this.#pump();
+  }
+
+  stop(): void {
+    this.#end();
+  }
+
+  /** Hands the sink every event it can take now; returns when it must wait. */
+  #pump(): void {
+    const sink = this.#sink;
+    if (sink === undefined || this.#pumping) return;
+    this.#pumping = true;
+    try {
+      while (!this.#paused && !this.#ended) {
+        // The snapshot sent first never ends the stream.
+        let event = this.#first;
+        let ending = false;
+        if (event !== undefined) {
+          this.#first = undefined;
+        } else {
+          // What the queue holds in order goes first: a store read refills it from `#lastSeq`.
+          event = this.#takeNext();
+          if (event === undefined) {
+            if (this.#needsStore) this.#readStoreThenPump();
+            return;
+          }
+          ending = isStreamEndingEvent(event);
+        }
+        if (!sink.event(event)) this.#paused = true;
+        if (ending) this.#end();
+      }
+    } catch (error) {
+      this.#options.logger.error(
+        { err: error, taskId: this.#options.taskId },
+        'a stream consumer failed; ending the stream',
+      );
+      this.#end(error);
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  #readStoreThenPump(): void {
+    if (this.#reading) return;
+    this.#reading = true;
+    this.#readStore().then(
+      (ok) => {
+        this.#reading = false;
+        if (ok) this.#pump();
+        else this.#end();
+      },
+      (error: unknown) => {
+        this.#reading = false;
+        this.#end(error);
+      },
+    );
   }
 
   /**
@@ -162,16 +256,30 @@ export class TaskEventStream implements AsyncIterableIterator<StreamEvent> {
     return true;
   }
 
-  #end(): IteratorResult<StreamEvent> {
+  /** Ends the stream once: releases the subscription and tells whoever consumes it. */
+  #end(error?: unknown): IteratorResult<StreamEvent> {
     if (!this.#ended) {
       this.#ended = true;
       this.#queue = [];
       this.#unsubscribe();
       this.#options.onClose?.();
       this.#resolveClosed();
-      this.#wakeUp();
+      const sink = this.#sink;
+      if (sink === undefined) this.#wakeUp();
+      else this.#endSink(sink, error);
     }
     return { done: true, value: undefined };
+  }
+
+  #endSink(sink: EventSink, error: unknown): void {
+    try {
+      sink.end(error);
+    } catch (failure) {
+      this.#options.logger.error(
+        { err: failure, taskId: this.#options.taskId },
+        'a stream consumer failed while the stream ended',
+      );
+    }
   }
 
   /** Stops the stream (client gone, or server shutdown). The task is not affected. */

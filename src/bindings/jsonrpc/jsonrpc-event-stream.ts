@@ -1,33 +1,40 @@
 /**
  * A runtime event stream as the JSON-RPC binding sends it (spec 9.4.2): one SSE frame per event,
  * `id: <seq>` plus `data: <JSON-RPC response>` whose `result` is the event's precomputed JSON,
- * spliced in without re-serializing. The transport pulls frames and writes them; it never sees
- * events.
+ * spliced in without re-serializing. The transport gives it a sink and writes what it pushes; it
+ * never sees events.
  *
- * Contract for the transport: `next()` never rejects. An error thrown by the runtime in the
- * middle of a stream becomes one last frame carrying a JSON-RPC error with the request's id, and
- * the stream ends. `stop()` (the client went away) releases the runtime subscription at once,
- * even while a `next()` is pending, and never cancels the task.
+ * Contract for the transport: nothing throws. An error thrown by the runtime in the middle of a
+ * stream becomes one last frame carrying a JSON-RPC error with the request's id, and the stream
+ * ends. `stop()` (the client went away) releases the runtime subscription at once and never
+ * cancels the task.
  */
 
 import { InternalError, isA2AError, type A2AError } from '../../protocol/errors.js';
 import { encodeSseEvent } from '../../protocol/sse-encoder.js';
+import { pushEvents, type EventPush } from '../../runtime/event-push.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { EventStream } from '../../runtime/request-handler.js';
 import type { StreamEvent } from '../../runtime/stream-event.js';
 import { errorEnvelope } from './jsonrpc-envelope.js';
 
-const DONE: IteratorResult<string> = Object.freeze({ done: true, value: undefined });
-const DONE_PROMISE = Promise.resolve(DONE);
+/** Where the frames go; structurally the HTTP layer's `SseSink`. */
+export interface FrameSink {
+  /** Writes one frame; `false` pauses the stream until `resume()`. */
+  write(frame: string): boolean;
+  /** Called once when no frame will follow. */
+  end(): void;
+}
 
-/** A pull-based source of encoded SSE frames. */
-export class JsonRpcEventStream implements AsyncIterator<string> {
-  readonly #events: AsyncIterator<StreamEvent>;
+/** A source of encoded SSE frames that pushes them as the runtime produces events. */
+export class JsonRpcEventStream {
+  readonly #events: EventStream;
   readonly #idToken: string;
   readonly #dataPrefix: string;
   readonly #logger: Logger;
   #finished = false;
-  #pending: ((result: IteratorResult<string>) => void) | undefined;
+  #push: EventPush | undefined;
+  #sink: FrameSink | undefined;
   #errorCode: number | undefined;
   #firstPayload: StreamEvent['payload'] | undefined;
 
@@ -35,7 +42,7 @@ export class JsonRpcEventStream implements AsyncIterator<string> {
    * @param events the runtime stream; `idToken` is the request id as a JSON token.
    */
   constructor(events: EventStream, idToken: string, logger: Logger) {
-    this.#events = events[Symbol.asyncIterator]();
+    this.#events = events;
     this.#idToken = idToken;
     // JSON.stringify never emits a raw CR or LF, so the data is always a single `data:` line.
     this.#dataPrefix = 'data: {"jsonrpc":"2.0","id":' + idToken + ',"result":';
@@ -57,76 +64,69 @@ export class JsonRpcEventStream implements AsyncIterator<string> {
     return this.#finished;
   }
 
-  next(): Promise<IteratorResult<string>> {
-    if (this.#finished) return DONE_PROMISE;
-    return new Promise<IteratorResult<string>>((resolve) => {
-      this.#pending = resolve;
-      try {
-        this.#events.next().then(this.#onEvent, this.#onError);
-      } catch (error) {
-        this.#onError(error);
-      }
-    });
+  /** Starts pushing frames to `sink`; called once. */
+  start(sink: FrameSink): void {
+    if (this.#sink !== undefined) throw new TypeError('JsonRpcEventStream.start called twice');
+    this.#sink = sink;
+    if (this.#finished) {
+      sink.end();
+      return;
+    }
+    this.#push = pushEvents(this.#events, { event: this.#onEvent, end: this.#onEnd }, this.#logger);
+  }
+
+  /** Writes again after the sink answered `false`. */
+  resume(): void {
+    this.#push?.resume();
   }
 
   /**
-   * Stops the stream because nobody reads it any more: resolves a pending `next()` as done and
-   * returns the runtime iterator, which releases its subscription. The task goes on.
+   * Stops the stream because nobody reads it any more: releases the runtime subscription (which
+   * may have been iterated or pushed, or neither yet). The task goes on.
    */
   stop(): void {
     if (this.#finished) return;
     this.#finished = true;
-    this.#settle(DONE);
-    const returned = this.#events.return?.();
-    if (returned !== undefined) returned.then(undefined, this.#onReturnError);
-  }
-
-  /** Same as {@link stop}, for `for await` loops that break early. */
-  return(): Promise<IteratorResult<string>> {
-    this.stop();
-    return DONE_PROMISE;
-  }
-
-  readonly #onEvent = (result: IteratorResult<StreamEvent>): void => {
-    if (this.#finished) return;
-    if (result.done === true) {
-      this.#finished = true;
-      this.#settle(DONE);
+    if (this.#push !== undefined) {
+      this.#push.stop();
       return;
     }
-    const event = result.value;
+    const returned = this.#events[Symbol.asyncIterator]().return?.();
+    returned?.then(undefined, (error: unknown) => {
+      this.#logger.warn({ err: error }, 'releasing an event stream failed');
+    });
+    this.#sink?.end();
+  }
+
+  readonly #onEvent = (event: StreamEvent): boolean => {
+    const sink = this.#sink;
+    if (this.#finished || sink === undefined) return false;
     this.#firstPayload ??= event.payload;
     const head = event.seq === undefined ? '' : 'id: ' + String(event.seq) + '\n';
-    this.#settle({ done: false, value: head + this.#dataPrefix + event.json + '}\n\n' });
+    return sink.write(head + this.#dataPrefix + event.json + '}\n\n');
   };
 
-  readonly #onError = (error: unknown): void => {
+  readonly #onEnd = (error?: unknown): void => {
+    const sink = this.#sink;
     if (this.#finished) {
-      this.#logger.warn({ err: error }, 'event stream failed after the client went away');
+      if (error !== undefined) {
+        this.#logger.warn({ err: error }, 'event stream failed after the client went away');
+      }
+      sink?.end();
       return;
     }
     this.#finished = true;
-    let wire: A2AError;
-    if (isA2AError(error)) {
-      wire = error;
-    } else {
-      this.#logger.error({ err: error }, 'event stream failed with an unexpected error');
-      wire = new InternalError();
+    if (error !== undefined) {
+      let wire: A2AError;
+      if (isA2AError(error)) {
+        wire = error;
+      } else {
+        this.#logger.error({ err: error }, 'event stream failed with an unexpected error');
+        wire = new InternalError();
+      }
+      this.#errorCode = wire.code;
+      sink?.write(encodeSseEvent({ data: errorEnvelope(this.#idToken, wire) }));
     }
-    this.#errorCode = wire.code;
-    this.#settle({
-      done: false,
-      value: encodeSseEvent({ data: errorEnvelope(this.#idToken, wire) }),
-    });
+    sink?.end();
   };
-
-  readonly #onReturnError = (error: unknown): void => {
-    this.#logger.warn({ err: error }, 'releasing an event stream failed');
-  };
-
-  #settle(result: IteratorResult<string>): void {
-    const pending = this.#pending;
-    this.#pending = undefined;
-    pending?.(result);
-  }
 }

@@ -4,6 +4,7 @@ import {
   type JsonRpcReply,
   type JsonRpcRequestInput,
 } from '../../../src/bindings/jsonrpc/jsonrpc-server.js';
+import type { JsonRpcEventStream } from '../../../src/bindings/jsonrpc/jsonrpc-event-stream.js';
 import { TaskNotFoundError } from '../../../src/protocol/errors.js';
 import type { CallContext } from '../../../src/runtime/call-context.js';
 import type { Logger } from '../../../src/runtime/logger.js';
@@ -333,6 +334,17 @@ describe('unexpected errors', () => {
   });
 });
 
+/** Pushes a stream into an array until it ends. */
+function framesOf(stream: JsonRpcEventStream): Promise<string[]> {
+  return new Promise((resolve) => {
+    const frames: string[] = [];
+    stream.start({
+      write: (frame) => frames.push(frame) > 0,
+      end: () => resolve(frames),
+    });
+  });
+}
+
 describe('streams', () => {
   it('frames each event as id + data with the request id', async () => {
     const rpc = createJsonRpcHandler(handlerFor());
@@ -340,9 +352,7 @@ describe('streams', () => {
       input(request('SendStreamingMessage', messageParams('stream 2'), 'abc')),
     );
     if (reply.kind !== 'stream') throw new Error('expected a stream');
-    const frames: string[] = [];
-    for (let r = await reply.stream.next(); r.done !== true; r = await reply.stream.next())
-      frames.push(r.value);
+    const frames = await framesOf(reply.stream);
     expect(frames.length).toBeGreaterThanOrEqual(4);
     for (const frame of frames) {
       expect(frame).toMatch(/^id: \d+\ndata: \{"jsonrpc":"2\.0","id":"abc","result":\{.*\}\}\n\n$/);
@@ -364,8 +374,8 @@ describe('streams', () => {
     );
     const reply = await rpc(input(request('SendStreamingMessage', messageParams('x'))));
     if (reply.kind !== 'stream') throw new Error('expected a stream');
-    const first = await reply.stream.next();
-    expect(first.value).toMatch(/^data: /);
+    const [first] = await framesOf(reply.stream);
+    expect(first).toMatch(/^data: /);
   });
 
   it('ends with one JSON-RPC error frame when the stream fails midway', async () => {
@@ -386,9 +396,7 @@ describe('streams', () => {
     );
     const reply = await rpc(input(request('SubscribeToTask', { id: 't' }, 9)));
     if (reply.kind !== 'stream') throw new Error('expected a stream');
-    const frames: string[] = [];
-    for (let r = await reply.stream.next(); r.done !== true; r = await reply.stream.next())
-      frames.push(r.value);
+    const frames = await framesOf(reply.stream);
     expect(frames).toHaveLength(2);
     expect(frames[1]).toBe(
       'data: {"jsonrpc":"2.0","id":9,"error":{"code":-32603,"message":"Internal error"}}\n\n',
@@ -410,9 +418,9 @@ describe('streams', () => {
     );
     const reply = await rpc(input(request('SubscribeToTask', { id: 't' })));
     if (reply.kind !== 'stream') throw new Error('expected a stream');
-    const frame = await reply.stream.next();
-    expect(frame.value).toContain('"code":-32001');
-    expect((await reply.stream.next()).done).toBe(true);
+    const frames = await framesOf(reply.stream);
+    expect(frames).toHaveLength(1);
+    expect(frames[0]).toContain('"code":-32001');
   });
 
   it('answers errors found before the stream starts as a JSON body', async () => {
@@ -421,7 +429,7 @@ describe('streams', () => {
     expect(body.error?.code).toBe(-32001);
   });
 
-  it('stop() resolves a pending next() and releases the runtime stream', async () => {
+  it('stop() ends the sink and releases the runtime stream while it waits', async () => {
     let returned = false;
     const events: EventStream = {
       [Symbol.asyncIterator]: () => ({
@@ -437,9 +445,49 @@ describe('streams', () => {
     );
     const reply = await rpc(input(request('SubscribeToTask', { id: 't' })));
     if (reply.kind !== 'stream') throw new Error('expected a stream');
-    const pending = reply.stream.next();
+    const frames = framesOf(reply.stream);
     reply.stream.stop();
-    expect((await pending).done).toBe(true);
+    expect(await frames).toEqual([]);
     expect(returned).toBe(true);
+    expect(reply.stream.finished).toBe(true);
+  });
+
+  it('writes nothing more while the sink is full, and goes on after resume()', async () => {
+    const rpc = createJsonRpcHandler(handlerFor());
+    const reply = await rpc(input(request('SendStreamingMessage', messageParams('stream 3'))));
+    if (reply.kind !== 'stream') throw new Error('expected a stream');
+    const stream = reply.stream;
+    const frames: string[] = [];
+    let wrote!: () => void;
+    let ended = false;
+    const sink = {
+      write(frame: string): boolean {
+        frames.push(frame);
+        wrote();
+        return false;
+      },
+      end(): void {
+        ended = true;
+        wrote();
+      },
+    };
+    const nextWrite = (): Promise<void> =>
+      new Promise((resolve) => {
+        wrote = resolve;
+      });
+    let written = nextWrite();
+    stream.start(sink);
+    await written;
+    // Every event of the task is stored and published meanwhile; none is written while paused.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(frames).toHaveLength(1);
+    while (!ended) {
+      const count = frames.length;
+      written = nextWrite();
+      stream.resume();
+      await written;
+      expect(frames.length).toBeLessThanOrEqual(count + 1);
+    }
+    expect(frames.at(-1)).toContain('TASK_STATE_COMPLETED');
   });
 });
