@@ -3,13 +3,13 @@
  * benchmark and embedding; `tandem serve` defaults to SQLite instead.
  *
  * Memory stays proportional to what is worth keeping. A live task keeps its projection as objects
- * and its whole event log. A finished task keeps its log while it is among the `retainedLogs` most
+ * and its whole event log (payloads; their JSON is made again if a stream reads them back). A finished task keeps its log while it is among the `retainedLogs` most
  * recently finished ones (so that streams can resume with `Last-Event-ID` after the end); after
  * that it is compacted to the JSON of its final projection — a few hundred bytes — and its log is
  * gone (`readEvents` answers `undefined`).
  */
 
-import type { Task, TaskState, TaskStatus } from '../protocol/generated/types.js';
+import type { StreamResponse, Task, TaskState, TaskStatus } from '../protocol/generated/types.js';
 import { isTerminalState } from '../protocol/task-state.js';
 import {
   applyMutation,
@@ -32,7 +32,7 @@ import type {
   TaskViewOptions,
 } from './task-store.js';
 import { artifactWithParts } from '../protocol/copies.js';
-import { createEventsProblem, lastSeqOf } from './task-log.js';
+import { createEventsProblem, lastSeqOf, PayloadLogEntry } from './task-log.js';
 
 /** A task that may still change, or finished recently: full projection and log. */
 interface LiveTask extends MutableTaskProjection, OrderKey {
@@ -41,7 +41,8 @@ interface LiveTask extends MutableTaskProjection, OrderKey {
   readonly scopeKey: string;
   statusTime: number;
   seq: number;
-  readonly log: TaskLogEntry[];
+  /** The payload of every event, in order: event `seq` is at index `seq - 1`. */
+  readonly log: StreamResponse[];
   leaseHolder: string | undefined;
   leaseExpiresAt: number;
   /**
@@ -198,7 +199,7 @@ export class MemoryTaskStore implements TaskStore {
         : [],
       metadata: task.metadata,
       seq: events.length,
-      log: events.slice(),
+      log: events.map((event) => event.payload),
       leaseHolder: request.leaseHolder,
       leaseExpiresAt: request.leaseHolder === undefined ? 0 : Date.now() + (request.leaseMs ?? 0),
       json: undefined,
@@ -232,7 +233,7 @@ export class MemoryTaskStore implements TaskStore {
       after = time;
     }
     for (const mutation of request.mutations) applyMutation(task, mutation);
-    for (const event of request.events) task.log.push(event);
+    for (const event of request.events) task.log.push(event.payload);
     task.json = undefined;
     task.seq = seq;
     if (after !== before) {
@@ -338,7 +339,10 @@ export class MemoryTaskStore implements TaskStore {
     if (task === undefined || task.compact) return Promise.resolve(undefined);
     // The log is dense from seq 1, so seq n sits at index n - 1.
     const start = Math.max(0, afterSeq);
-    return Promise.resolve(task.log.slice(start, start + limit));
+    const payloads = task.log.slice(start, start + limit);
+    return Promise.resolve(
+      payloads.map((payload, i) => new PayloadLogEntry(start + i + 1, payload)),
+    );
   }
 
   acquireLease(taskId: string, holder: string, leaseMs: number): Promise<boolean> {

@@ -3,6 +3,7 @@
  * numbers start at 1 and each event follows the previous one by exactly 1.
  */
 
+import type { StreamResponse } from '../protocol/generated/types.js';
 import type { TaskLogEntry } from './task-store.js';
 
 /** The seq of the last of `events` written after `expectedSeq`; throws on a gap or a repeat. */
@@ -23,5 +24,26 @@ export function createEventsProblem(events: readonly TaskLogEntry[]): Error | un
     return undefined;
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/**
+ * A log entry rebuilt from its payload, serialized on first read: the memory store keeps payloads
+ * only, since the JSON of an event a stream already sent would otherwise stay in memory for the
+ * life of the task (more than the payload itself).
+ */
+export class PayloadLogEntry implements TaskLogEntry {
+  readonly seq: number;
+  readonly payload: StreamResponse;
+  #json: string | undefined;
+
+  constructor(seq: number, payload: StreamResponse) {
+    this.seq = seq;
+    this.payload = payload;
+  }
+
+  get json(): string {
+    this.#json ??= JSON.stringify(this.payload);
+    return this.#json;
   }
 }

@@ -32,7 +32,11 @@ export interface TaskLogEntry {
   /** 1 for the task's first event, then +1 per event. */
   readonly seq: number;
   readonly payload: StreamResponse;
-  /** `JSON.stringify(payload)`: stores persist this string and hand it back unchanged. */
+  /**
+   * `JSON.stringify(payload)`. A store of text persists this string and hands it back unchanged,
+   * never re-serializing; the memory store keeps payloads only and serializes them again when
+   * they are read back.
+   */
   readonly json: string;
 }
 

@@ -27,7 +27,7 @@ import type {
   TaskStore,
   TaskViewOptions,
 } from '../../src/stores/task-store.js';
-import { comparable } from './contract/builders.js';
+import { comparable, entriesOf } from './contract/builders.js';
 import { describeTaskStoreContract } from './task-store-contract.js';
 
 const url = process.env.TANDEM_TEST_POSTGRES_URL;
@@ -196,7 +196,7 @@ describe.skipIf(url === undefined || url === '')('PostgresTaskStore', () => {
       const [expected, actual] = await Promise.all(
         stores.map((store) => store.readEvents(task.id, 1, 3)),
       );
-      expect(actual).toEqual(expected);
+      expect(entriesOf(actual)).toEqual(entriesOf(expected));
       expect(
         await postgres.getTask(SCOPES[task.scope === SCOPES[0] ? 1 : 0] as TaskScope, task.id),
       ).toBeUndefined();

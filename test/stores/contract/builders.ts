@@ -45,6 +45,13 @@ export function logEntry(seq: number, payload: StreamResponse): TaskLogEntry {
   return { seq, payload, json: JSON.stringify(payload) };
 }
 
+/** Log entries as plain values (an entry may compute its JSON in a getter). */
+export function entriesOf(
+  entries: readonly TaskLogEntry[] | undefined,
+): TaskLogEntry[] | undefined {
+  return entries?.map(({ seq, payload, json }) => ({ seq, payload, json }));
+}
+
 export function textPart(text: string): Part {
   return { text };
 }

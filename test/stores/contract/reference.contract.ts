@@ -9,6 +9,7 @@ import type { Artifact, Part, TaskState } from '../../../src/protocol/generated/
 import { MemoryTaskStore } from '../../../src/stores/memory-task-store.js';
 import type { TaskListQuery, TaskViewOptions } from '../../../src/stores/task-store.js';
 import {
+  entriesOf,
   T0,
   comparable,
   createTask,
@@ -87,8 +88,8 @@ export function describeReference(open: OpenStore): void {
             comparable(await reference.getTask(scope, actual.taskId, view)),
           );
         }
-        expect(await store().readEvents(actual.taskId, 0, 10_000)).toEqual(
-          await reference.readEvents(actual.taskId, 0, 10_000),
+        expect(entriesOf(await store().readEvents(actual.taskId, 0, 10_000))).toEqual(
+          entriesOf(await reference.readEvents(actual.taskId, 0, 10_000)),
         );
       }
       const queries: TaskListQuery[] = [
