@@ -15,7 +15,7 @@
  * agent did no work, and a harness must not mistake a typo for a completed run.
  */
 
-import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { newUuid, textPart } from '../index.js';
 import { defineAgent, type AgentContext, type AgentDefinition } from '../server.js';
 
@@ -65,18 +65,39 @@ function planOf(command: 'stream' | 'slowstream', args: readonly string[]): Stre
   return { chunks, bytes, delayMs };
 }
 
-/** True when the wait ended because the task was canceled. */
-async function waitBeforeChunk(delayMs: number | undefined, signal: AbortSignal): Promise<boolean> {
-  if (delayMs === undefined) {
-    await nextTurn();
-    return signal.aborted;
+/**
+ * The waits before the chunks of one stream. One abort listener serves them all: registering and
+ * removing a listener for every chunk (as `timers/promises` does with a signal) costs more than
+ * the chunk itself, and a thousand slow streams would keep those objects alive across each wait.
+ */
+class ChunkWaits {
+  readonly #signal: AbortSignal;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #wake: ((canceled: boolean) => void) | undefined;
+
+  constructor(signal: AbortSignal) {
+    this.#signal = signal;
+    signal.addEventListener('abort', this.#onAbort, { once: true });
   }
-  try {
-    await sleep(delayMs, undefined, { signal });
-    return false;
-  } catch (error) {
-    if (signal.aborted) return true;
-    throw error;
+
+  readonly #onAbort = (): void => {
+    clearTimeout(this.#timer);
+    this.#wake?.(true);
+  };
+
+  /** Resolves with true when the wait ended because the task was canceled. */
+  next(delayMs: number | undefined): Promise<boolean> {
+    if (delayMs === undefined) return nextTurn().then(() => this.#signal.aborted);
+    if (this.#signal.aborted) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      this.#wake = resolve;
+      this.#timer = setTimeout(resolve, delayMs, false);
+    });
+  }
+
+  /** Removes the abort listener once the stream is over. */
+  dispose(): void {
+    this.#signal.removeEventListener('abort', this.#onAbort);
   }
 }
 
@@ -88,10 +109,14 @@ async function streamChunks(ctx: AgentContext, plan: StreamPlan): Promise<void> 
   const first = { artifactId, lastChunk: chunks === 1 };
   const middle = { artifactId, append: true };
   const last = { artifactId, append: true, lastChunk: true };
-  const signal = ctx.signal;
-  for (let i = 0; i < chunks; i++) {
-    if (await waitBeforeChunk(delayMs, signal)) return;
-    await ctx.artifact(part, i === 0 ? first : i === chunks - 1 ? last : middle);
+  const waits = new ChunkWaits(ctx.signal);
+  try {
+    for (let i = 0; i < chunks; i++) {
+      if (await waits.next(delayMs)) return;
+      await ctx.artifact(part, i === 0 ? first : i === chunks - 1 ? last : middle);
+    }
+  } finally {
+    waits.dispose();
   }
   return ctx.complete();
 }
