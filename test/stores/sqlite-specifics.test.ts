@@ -4,7 +4,7 @@
  * file, and group commit.
  */
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -218,6 +218,35 @@ describe('SqliteTaskStore file', () => {
   it('refuses a file that is not a database', () => {
     writeFileSync(path, 'not a database, just text that is long enough to have a header........');
     expect(() => SqliteTaskStore.open({ path })).toThrow(`${path} is not a SQLite database`);
+  });
+
+  it('checkpoints the WAL after checkpointPages pages, and refuses a count that is not one', async () => {
+    /** Size of the WAL after writing ~5 MiB of tasks (more than 1,000 pages) with the given option, then closing. */
+    async function walBytesAfterWrites(checkpointPages?: number): Promise<number> {
+      const file = join(directory, `wal-${checkpointPages ?? 'default'}.db`);
+      const store = SqliteTaskStore.open({
+        path: file,
+        ...(checkpointPages && { checkpointPages }),
+      });
+      const text = 'x'.repeat(8 * 1024);
+      for (let i = 0; i < 640; i++) {
+        await store.createTask(
+          createRequest(newTask(`t${i}`, { history: [message(`m${i}`, text)] })),
+        );
+      }
+      const bytes = statSync(`${file}-wal`).size;
+      await store.close();
+      return bytes;
+    }
+    // SQLite reuses the WAL from its start after a checkpoint: the file stays near its size then.
+    expect(await walBytesAfterWrites(16)).toBeLessThan(512 * 1024);
+    expect(await walBytesAfterWrites()).toBeGreaterThan(5 * 1024 * 1024);
+    for (const checkpointPages of [0, -1, 1.5, Number.NaN]) {
+      expect(() => SqliteTaskStore.open({ path, checkpointPages })).toThrow(
+        `checkpointPages must be a positive integer number of WAL pages, got ${checkpointPages}`,
+      );
+    }
+    expect(existsSync(path)).toBe(false);
   });
 
   it('keeps its file to itself: a second store is refused, saying why, until the first closes', async () => {
