@@ -3,8 +3,8 @@
  * that speaks fetch (Deno, Bun, Cloudflare Workers, Hono, Next.js route handlers...). It bridges
  * the web request to the transport-neutral core (`http-core.ts`) and the core's response back to
  * a `Response`; SSE becomes a `ReadableStream` the stream pushes frames into, paused while the
- * reader's queue is full, so the consumer's pace is the stream's backpressure. On Node, the `node:http` adapter serves the same core without
- * constructing web `Request`/`Response` objects.
+ * reader's queue is full, so the consumer's pace is the stream's backpressure. On Node, the
+ * `node:http` adapter serves the same core without constructing web `Request`/`Response` objects.
  */
 
 import {

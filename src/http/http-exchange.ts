@@ -58,7 +58,7 @@ export interface SseSink {
  * next event holds no pending promise (see `runtime/event-push.ts` for why that matters).
  */
 export interface SseSource {
-  /** Starts writing frames to `sink`; called once. An error ends with an error frame, never a throw. */
+  /** Starts writing frames to `sink`; called once. An error ends in an error frame, not a throw. */
   start(sink: SseSink): void;
   /** Writes again after the sink answered `false`. */
   resume(): void;

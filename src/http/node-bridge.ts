@@ -3,8 +3,8 @@
  * reads `IncomingMessage` fields directly (no URL parsing, no web `Request`) and writes the
  * core's response with one `writeHead` + `end`, or — for SSE — one `write` per frame the source
  * pushes, pausing the source while the socket drains. That pause is what lets the runtime bound
- * memory for slow consumers. No flush calls or timers per event: a heartbeat interval per stream notes
- * activity with a field write.
+ * memory for slow consumers. No flush calls or timers per event: a heartbeat interval per stream
+ * notes activity with a field write.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -6,6 +6,7 @@
  * write); the others are refused the same way.
  */
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Message, SendMessageRequest, Task } from '../protocol/generated/types.js';
 import { InvalidParamsError, UnsupportedOperationError } from '../protocol/errors.js';
 import { isInterruptedState, isTerminalState } from '../protocol/task-state.js';
@@ -17,7 +18,6 @@ import { readTask } from './read-task.js';
 import { TaskExecution, type TaskExecutionInit } from './task-execution.js';
 import { TaskRun } from './task-run.js';
 import type { TaskRuntime } from './task-runtime.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { waitAtMost } from './wait-at-most.js';
 import { newTimeOrderedUuid } from '../protocol/uuid.js';
 import { messageInTask } from '../protocol/copies.js';

@@ -6,6 +6,7 @@
  */
 
 import type { StreamResponse } from '../protocol/generated/types.js';
+import { PayloadLogEntry } from '../stores/task-log.js';
 
 /** An event delivered on a stream. */
 export interface StreamEvent {
@@ -21,29 +22,12 @@ export interface StreamEvent {
 }
 
 /**
- * An event whose JSON is computed on first use: a task nobody streams and that lives in memory
- * never pays for serialization. The payload must not be changed after construction.
+ * Builds a stream event; its JSON is serialized once, when first needed (a task nobody streams
+ * and that lives in memory never pays for serialization).
  */
-class LazyStreamEvent<S extends number | undefined> implements StreamEvent {
-  readonly seq: S;
-  readonly payload: StreamResponse;
-  #json: string | undefined;
-
-  constructor(seq: S, payload: StreamResponse) {
-    this.seq = seq;
-    this.payload = payload;
-  }
-
-  get json(): string {
-    this.#json ??= JSON.stringify(this.payload);
-    return this.#json;
-  }
-}
-
-/** Builds a stream event; its JSON is serialized once, when first needed. */
 export function streamEvent<S extends number | undefined>(
   seq: S,
   payload: StreamResponse,
 ): StreamEvent & { readonly seq: S } {
-  return new LazyStreamEvent(seq, payload);
+  return new PayloadLogEntry(seq, payload);
 }

@@ -3,10 +3,11 @@
  * benchmark and embedding; `tandem serve` defaults to SQLite instead.
  *
  * Memory stays proportional to what is worth keeping. A live task keeps its projection as objects
- * and its whole event log (payloads; their JSON is made again if a stream reads them back). A finished task keeps its log while it is among the `retainedLogs` most
- * recently finished ones (so that streams can resume with `Last-Event-ID` after the end); after
- * that it is compacted to the JSON of its final projection — a few hundred bytes — and its log is
- * gone (`readEvents` answers `undefined`).
+ * and its whole event log (payloads; their JSON is made again if a stream reads them back). A
+ * finished task keeps its log while it is among the `retainedLogs` most recently finished ones
+ * (so that streams can resume with `Last-Event-ID` after the end); after that it is compacted to
+ * the JSON of its final projection — a few hundred bytes — and its log is gone (`readEvents`
+ * answers `undefined`).
  */
 
 import type { StreamResponse, Task, TaskState, TaskStatus } from '../protocol/generated/types.js';

@@ -4,6 +4,7 @@
  */
 
 import type { StreamResponse } from '../protocol/generated/types.js';
+import { asError } from '../protocol/local-errors.js';
 import type { TaskLogEntry } from './task-store.js';
 
 /** The seq of the last of `events` written after `expectedSeq`; throws on a gap or a repeat. */
@@ -23,21 +24,24 @@ export function createEventsProblem(events: readonly TaskLogEntry[]): Error | un
     lastSeqOf(0, events);
     return undefined;
   } catch (error) {
-    return error instanceof Error ? error : new Error(String(error));
+    return asError(error);
   }
 }
 
 /**
- * A log entry rebuilt from its payload, serialized on first read: the memory store keeps payloads
- * only, since the JSON of an event a stream already sent would otherwise stay in memory for the
- * life of the task (more than the payload itself).
+ * An event whose JSON is made on first read, then kept. The runtime builds its events this way (a
+ * task nobody streams and that lives in memory never pays for serialization), and the memory store
+ * rebuilds the entries it hands back from the payloads it keeps (the JSON of an event a stream
+ * already sent would otherwise stay in memory for the life of the task). `seq` is `undefined` only
+ * for a runtime event outside any log (a direct `Message` answer). The payload must not be changed
+ * after construction.
  */
-export class PayloadLogEntry implements TaskLogEntry {
-  readonly seq: number;
+export class PayloadLogEntry<S extends number | undefined = number> {
+  readonly seq: S;
   readonly payload: StreamResponse;
   #json: string | undefined;
 
-  constructor(seq: number, payload: StreamResponse) {
+  constructor(seq: S, payload: StreamResponse) {
     this.seq = seq;
     this.payload = payload;
   }

@@ -91,11 +91,12 @@ export class JsonRpcEventStream {
       this.#push.stop();
       return;
     }
+    // Not started yet (a notification's stream): release the runtime's subscription; `start`
+    // will end its sink at once.
     const returned = this.#events[Symbol.asyncIterator]().return?.();
     returned?.then(undefined, (error: unknown) => {
       this.#logger.warn({ err: error }, 'releasing an event stream failed');
     });
-    this.#sink?.end();
   }
 
   readonly #onEvent = (event: StreamEvent): boolean => {

@@ -13,8 +13,8 @@
  * A write that throws is rolled back alone and rejects alone, its neighbours commit: the batch
  * first runs without savepoints (they cost two statements a write), and if a write throws, it is
  * rolled back and run again with a savepoint per write. Every promise settles only after the
- * COMMIT, so a resolved write is exactly as durable as one committed on its own; a COMMIT that fails rejects the whole batch,
- * none of which was written.
+ * COMMIT, so a resolved write is exactly as durable as one committed on its own; a COMMIT that
+ * fails rejects the whole batch, none of which was written.
  */
 
 import type Database from 'better-sqlite3';
