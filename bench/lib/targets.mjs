@@ -6,7 +6,7 @@
  */
 
 import { execFileSync, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,8 +19,12 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /**
  * The Tandem build under test: `dist/` of this checkout, or another build named by
  * `TANDEM_BENCH_DIST` (a copy of a baseline's `dist/`, say, placed where `node_modules` resolves).
+ * Builds before the CommonJS bundles have `cli/main.js` instead of `cli/main.cjs`.
  */
-export const TANDEM_MAIN = join(process.env.TANDEM_BENCH_DIST || join(ROOT, 'dist'), 'cli/main.js');
+const TANDEM_DIST = process.env.TANDEM_BENCH_DIST || join(ROOT, 'dist');
+export const TANDEM_MAIN = existsSync(join(TANDEM_DIST, 'cli/main.cjs'))
+  ? join(TANDEM_DIST, 'cli/main.cjs')
+  : join(TANDEM_DIST, 'cli/main.js');
 
 function tandemArgs(port, store) {
   return [

@@ -1,7 +1,8 @@
 /**
  * The demo agents by the name `tandem serve --agent NAME` knows them. Each is written only against
- * the public API (`tandem`, `tandem/server`), like an agent of a user, and lives in its own module:
- * a server started with `--agent echo` never loads the translator's dictionary.
+ * the public API (`tandem`, `tandem/server`), like an agent of a user, and lives in its own module,
+ * imported only when served: a server started with `--agent echo` never builds the translator's
+ * dictionary.
  */
 
 import type { AgentDefinition } from '../server.js';

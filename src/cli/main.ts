@@ -5,23 +5,32 @@
  */
 
 import { readFileSync } from 'node:fs';
+import type { ClientCommandName, CommandModule } from './client-commands.js';
 import { ExitCode } from './exit-code.js';
 
 interface CommandEntry {
   readonly summary: string;
-  readonly load: () => Promise<{ run(args: string[]): Promise<number> }>;
+  readonly load: () => Promise<CommandModule>;
+}
+
+/** A command that calls an agent; all of them live in the client bundle. */
+function client(summary: string, name: ClientCommandName): CommandEntry {
+  return {
+    summary,
+    load: async () => (await import('./client-commands.js')).clientCommands[name](),
+  };
 }
 
 const commands: Record<string, CommandEntry> = {
   serve: { summary: 'Serve the demo agents over A2A', load: () => import('./serve.js') },
-  card: { summary: "Show an agent's card and check it", load: () => import('./card.js') },
-  send: { summary: 'Send a message and print the answer', load: () => import('./send.js') },
-  stream: { summary: 'Send a message and follow the task live', load: () => import('./stream.js') },
-  chat: { summary: 'Talk with an agent, turn after turn', load: () => import('./chat.js') },
-  tasks: { summary: 'List tasks', load: () => import('./tasks.js') },
-  get: { summary: 'Show a task', load: () => import('./get.js') },
-  cancel: { summary: 'Cancel a task', load: () => import('./cancel.js') },
-  subscribe: { summary: 'Follow a running task live', load: () => import('./subscribe.js') },
+  card: client("Show an agent's card and check it", 'card'),
+  send: client('Send a message and print the answer', 'send'),
+  stream: client('Send a message and follow the task live', 'stream'),
+  chat: client('Talk with an agent, turn after turn', 'chat'),
+  tasks: client('List tasks', 'tasks'),
+  get: client('Show a task', 'get'),
+  cancel: client('Cancel a task', 'cancel'),
+  subscribe: client('Follow a running task live', 'subscribe'),
 };
 
 function version(): string {

@@ -66,7 +66,7 @@ describe('bench/run.mjs --quick', () => {
   let results: BenchResults;
 
   beforeAll(async () => {
-    expect(existsSync(join(ROOT, 'dist/cli/main.js')), 'build Tandem first: npm run build').toBe(
+    expect(existsSync(join(ROOT, 'dist/cli/main.cjs')), 'build Tandem first: npm run build').toBe(
       true,
     );
     dir = mkdtempSync(join(tmpdir(), 'tandem-bench-test-'));

@@ -1,5 +1,5 @@
 /**
- * Runs the built `tandem` CLI (`dist/cli/main.js`) as a child process against a real A2A server
+ * Runs the built `tandem` CLI (`dist/cli/main.cjs`) as a child process against a real A2A server
  * started in the test process, and waits on what the child prints rather than on timers.
  *
  * `npm test` builds before vitest. When `dist/` is missing or older than `src/` (e.g. `npx vitest
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The CLI entry point the tests run. */
-export const CLI = join(ROOT, 'dist/cli/main.js');
+export const CLI = join(ROOT, 'dist/cli/main.cjs');
 
 function newestSource(dir: string): number {
   let newest = 0;

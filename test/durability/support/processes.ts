@@ -1,5 +1,5 @@
 /**
- * Servers in child processes: `tandem serve` from the build (`dist/cli/main.js`) and the replica
+ * Servers in child processes: `tandem serve` from the build (`dist/cli/main.cjs`) and the replica
  * fixture (`fixtures/replica-server.mjs`, which imports `dist/server.js`). `npm test` builds
  * before running vitest; run `npm run build` first when calling vitest directly.
  *
@@ -18,7 +18,7 @@ import { within } from './sync.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
-export const CLI = fileURLToPath(new URL('../../../dist/cli/main.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../../dist/cli/main.cjs', import.meta.url));
 export const REPLICA_SERVER = fileURLToPath(
   new URL('../fixtures/replica-server.mjs', import.meta.url),
 );

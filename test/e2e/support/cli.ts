@@ -1,5 +1,5 @@
 /**
- * `tandem serve` as a real child process: the built CLI (`npm run build` → `dist/cli/main.js`)
+ * `tandem serve` as a real child process: the built CLI (`npm run build` → `dist/cli/main.cjs`)
  * started with `node`, its address read from what it prints, its exit awaited.
  */
 
@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const CLI_PATH = fileURLToPath(new URL('../../../dist/cli/main.js', import.meta.url));
+export const CLI_PATH = fileURLToPath(new URL('../../../dist/cli/main.cjs', import.meta.url));
 
 /** Fails with what to do when the CLI has not been built. */
 export function requireBuiltCli(): void {

@@ -1,0 +1,26 @@
+/**
+ * The commands that call an agent, by name. They share the client and its rendering, so the
+ * build puts them in one bundle apart from `tandem serve` (see scripts/bundle-cli.mjs): a server
+ * starts without parsing client code and a client command without parsing the server. Each
+ * command's own module still runs only when that command does.
+ */
+
+/** What a command's module exports: `run` resolves with the process's exit code. */
+export interface CommandModule {
+  run(args: string[]): Promise<number>;
+}
+
+/** Loads the module of each client command. */
+export const clientCommands = {
+  card: (): Promise<CommandModule> => import('./card.js'),
+  send: (): Promise<CommandModule> => import('./send.js'),
+  stream: (): Promise<CommandModule> => import('./stream.js'),
+  chat: (): Promise<CommandModule> => import('./chat.js'),
+  tasks: (): Promise<CommandModule> => import('./tasks.js'),
+  get: (): Promise<CommandModule> => import('./get.js'),
+  cancel: (): Promise<CommandModule> => import('./cancel.js'),
+  subscribe: (): Promise<CommandModule> => import('./subscribe.js'),
+} as const;
+
+/** The name of a client command. */
+export type ClientCommandName = keyof typeof clientCommands;
