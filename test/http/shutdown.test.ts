@@ -1,12 +1,39 @@
 import { describe, expect, it } from 'vitest';
-import { call, messageParams, sleep, startServer } from './support.js';
+import { defineAgent } from '../../src/runtime/agent.js';
+import { A2A_HEADERS, call, handlerFor, messageParams, startServer } from './support.js';
+
+/** An agent whose execution signals that it started, then waits to be released. */
+function gatedAgent() {
+  let started!: () => void;
+  let release!: () => void;
+  const whenStarted = new Promise<void>((resolve) => (started = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const agent = defineAgent({
+    card: {
+      name: 'Gated',
+      description: 'Works until released',
+      skills: [{ id: 'work', name: 'Work', description: 'Works until released', tags: ['test'] }],
+    },
+    async execute(ctx) {
+      started();
+      await released;
+      await ctx.artifact('released');
+      return ctx.complete();
+    },
+  });
+  return { agent, whenStarted, release };
+}
 
 describe('graceful shutdown', () => {
   it('lets a blocking SendMessage in flight finish, then stops accepting', async () => {
-    const { url, server } = await startServer();
-    const inFlight = call(`${url}/a2a`, 'SendMessage', messageParams('sleep 300'));
-    await sleep(50);
+    const gated = gatedAgent();
+    const { url, server } = await startServer({
+      agents: [{ path: '', handler: handlerFor(gated.agent) }],
+    });
+    const inFlight = call(`${url}/a2a`, 'SendMessage', messageParams('work'));
+    await gated.whenStarted;
     const stopping = server.shutdown({ deadlineMs: 5_000 });
+    gated.release();
     const answer = await inFlight;
     expect(answer.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
     await stopping;
@@ -16,22 +43,27 @@ describe('graceful shutdown', () => {
 
   it('cuts what is still running at the deadline', async () => {
     const { url, server } = await startServer();
-    const started = Date.now();
-    const inFlight = fetch(`${url}/a2a`, {
+    const response = await fetch(`${url}/a2a`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      headers: A2A_HEADERS,
       body: JSON.stringify({
         jsonrpc: '2.0',
         id: 1,
         method: 'SendStreamingMessage',
         params: messageParams('slow 100 100'),
       }),
-    }).then((response) => response.text());
-    await sleep(150);
+    });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    // The stream is open once its first event (the task) has arrived; the agent runs for 10 s.
+    expect((await reader.read()).done).toBe(false);
+    const started = Date.now();
     await server.shutdown({ deadlineMs: 300 });
     expect(Date.now() - started).toBeLessThan(3_000);
     // The stream either ended with the task's final event or was cut; either way it settles.
-    await inFlight.catch((error: unknown) => error);
+    const drained = (async () => {
+      while (!(await reader.read()).done);
+    })();
+    await drained.catch((error: unknown) => error);
   });
 
   it('is idempotent', async () => {

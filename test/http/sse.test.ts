@@ -10,7 +10,6 @@ import {
   messageParams,
   postRaw,
   readSse,
-  sleep,
   startServer,
   type JsonRpcResponse,
 } from './support.js';
@@ -86,7 +85,13 @@ describe('SSE streams over HTTP', () => {
     const taskId = firstTaskId(await readFirstChunk(response));
     expect(taskId).toBeDefined();
     controller.abort();
-    await sleep(400);
+    // Follow the task to its end: a stream that closes on the final event, or at once an error
+    // if the task has already finished.
+    const follow = await postRaw(
+      `${url}/a2a`,
+      JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'SubscribeToTask', params: { id: taskId } }),
+    );
+    await follow.text();
     const got = await call(`${url}/a2a`, 'GetTask', { id: taskId });
     expect(got.result?.status).toMatchObject({ state: 'TASK_STATE_COMPLETED' });
   });
