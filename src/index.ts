@@ -182,5 +182,10 @@ export { newUuid } from './protocol/uuid.js';
 
 export { encodeSseComment, encodeSseEvent } from './protocol/sse-encoder.js';
 export type { SseEventInit } from './protocol/sse-encoder.js';
-export { SseDecoder, decodeSseStream } from './protocol/sse-decoder.js';
+export {
+  DEFAULT_MAX_EVENT_LENGTH,
+  SseDecoder,
+  SseEventTooLargeError,
+  decodeSseStream,
+} from './protocol/sse-decoder.js';
 export type { SseDecoderOptions, SseEvent } from './protocol/sse-decoder.js';

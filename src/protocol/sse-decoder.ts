@@ -6,9 +6,27 @@
  * step for step, so a stream decodes here exactly as a browser would decode it.
  */
 
+import { ConfigurationError, LocalError } from './local-errors.js';
+
 const LF = 0x0a;
 const SPACE = 0x20;
 const BOM = 0xfeff;
+
+/** The default of {@link SseDecoderOptions.maxEventLength}: 32 Mi characters. */
+export const DEFAULT_MAX_EVENT_LENGTH = 32 * 1024 * 1024;
+
+/**
+ * A line of the stream, or the data of one event, grew past
+ * {@link SseDecoderOptions.maxEventLength}: the stream is treated as broken rather than buffered
+ * without end.
+ */
+export class SseEventTooLargeError extends LocalError {
+  constructor(readonly maxEventLength: number) {
+    super(
+      `A line or the data of an event of the stream is longer than ${maxEventLength} characters`,
+    );
+  }
+}
 
 /** One dispatched event. Fields are present only when the stream set them; see each field. */
 export interface SseEvent {
@@ -37,6 +55,13 @@ export interface SseDecoderOptions {
    * comments as heartbeats, so this is the hook for idle timeouts. Comments never affect events.
    */
   onComment?: (text: string) => void;
+  /**
+   * The longest line, and the longest data of one event, accepted, in characters (UTF-16 code
+   * units). Beyond it `push` throws {@link SseEventTooLargeError}: a peer that never ends its
+   * line or its event would otherwise make the decoder buffer without end. Default
+   * {@link DEFAULT_MAX_EVENT_LENGTH}.
+   */
+  maxEventLength?: number;
 }
 
 /**
@@ -49,6 +74,9 @@ export interface SseDecoderOptions {
  */
 export class SseDecoder {
   private readonly onComment: ((text: string) => void) | undefined;
+  private readonly maxEventLength: number;
+  /** Characters in `partialLine`. */
+  private partialLength = 0;
   private readonly utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
   /** No text decoded yet: a leading BOM is still to be stripped. */
   private atStreamStart = true;
@@ -68,6 +96,11 @@ export class SseDecoder {
 
   constructor(options: SseDecoderOptions = {}) {
     this.onComment = options.onComment;
+    const max = options.maxEventLength ?? DEFAULT_MAX_EVENT_LENGTH;
+    if (!Number.isSafeInteger(max) || max < 1) {
+      throw new ConfigurationError(`maxEventLength must be a positive integer, got ${max}`);
+    }
+    this.maxEventLength = max;
   }
 
   /**
@@ -113,6 +146,7 @@ export class SseDecoder {
     this.atStreamStart = true;
     this.skipLineFeed = false;
     this.partialLine = [];
+    this.partialLength = 0;
     this.dataBuffer = '';
     this.hasData = false;
     this.eventTypeBuffer = '';
@@ -148,7 +182,9 @@ export class SseDecoder {
         this.partialLine.push(line);
         line = this.partialLine.join('');
         this.partialLine = [];
+        this.partialLength = 0;
       }
+      this.checkLength(line.length);
       pos = end + 1;
       if (end === cr) {
         if (pos === text.length) this.skipLineFeed = true;
@@ -156,7 +192,16 @@ export class SseDecoder {
       }
       this.processLine(line, events);
     }
-    if (pos < text.length) this.partialLine.push(pos === 0 ? text : text.slice(pos));
+    if (pos < text.length) {
+      this.partialLength += text.length - pos;
+      this.checkLength(this.partialLength);
+      this.partialLine.push(pos === 0 ? text : text.slice(pos));
+    }
+  }
+
+  /** Throws once a line, or the data of an event, holds more than the limit. */
+  private checkLength(length: number): void {
+    if (length > this.maxEventLength) throw new SseEventTooLargeError(this.maxEventLength);
   }
 
   private processLine(line: string, events: SseEvent[]): void {
@@ -183,6 +228,7 @@ export class SseDecoder {
     switch (field) {
       case 'data':
         if (this.hasData) {
+          this.checkLength(this.dataBuffer.length + 1 + value.length);
           this.dataBuffer += '\n' + value;
         } else {
           this.dataBuffer = value;

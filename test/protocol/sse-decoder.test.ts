@@ -1,5 +1,10 @@
 import { describe, it, expect } from 'vitest';
-import { SseDecoder, decodeSseStream } from '../../src/protocol/sse-decoder.js';
+import { ConfigurationError } from '../../src/protocol/local-errors.js';
+import {
+  SseDecoder,
+  SseEventTooLargeError,
+  decodeSseStream,
+} from '../../src/protocol/sse-decoder.js';
 import type { SseEvent } from '../../src/protocol/sse-decoder.js';
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -209,6 +214,43 @@ describe('SseDecoder end', () => {
     expect(decoder.end()).toEqual([]);
     expect(decoder.push(utf8('\uFEFFdata: b\n\n'))).toEqual([{ data: 'b', lastEventId: '1' }]);
     expect(decoder.retry).toBe(9);
+  });
+});
+
+describe('SseDecoder limit', () => {
+  it('accepts a line and data of exactly the limit', () => {
+    const decoder = new SseDecoder({ maxEventLength: 12 });
+    expect(decoder.push('data: 123456\n')).toEqual([]);
+    expect(decoder.push('data:\n\n')).toEqual([{ data: '123456\n', lastEventId: '' }]);
+  });
+
+  it('throws on a line past the limit, whether it arrives whole or in pieces', () => {
+    expect(() => new SseDecoder({ maxEventLength: 12 }).push('data: 1234567\n')).toThrow(
+      SseEventTooLargeError,
+    );
+    const decoder = new SseDecoder({ maxEventLength: 12 });
+    decoder.push('data: ');
+    decoder.push('123456');
+    expect(() => decoder.push('7')).toThrow(SseEventTooLargeError);
+  });
+
+  it('throws when the data lines of one event add up past the limit', () => {
+    const decoder = new SseDecoder({ maxEventLength: 12 });
+    decoder.push('data: 12345\ndata: 12345\n');
+    expect(() => decoder.push('data: 12\n')).toThrow(new SseEventTooLargeError(12).message);
+  });
+
+  it('counts each event apart, and comments never add up', () => {
+    const decoder = new SseDecoder({ maxEventLength: 12 });
+    for (let i = 0; i < 10; i++) {
+      expect(decoder.push(': heartbeat\ndata: 123456\n\n')).toHaveLength(1);
+    }
+  });
+
+  it('refuses a limit that is not a positive integer', () => {
+    for (const maxEventLength of [0, -1, 1.5, Number.NaN]) {
+      expect(() => new SseDecoder({ maxEventLength })).toThrow(ConfigurationError);
+    }
   });
 });
 

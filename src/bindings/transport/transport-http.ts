@@ -5,7 +5,7 @@
  * protocol violation, event streams decoded incrementally without `node:` APIs.
  */
 
-import { SseDecoder, type SseEvent } from '../../protocol/sse-decoder.js';
+import { SseDecoder, SseEventTooLargeError, type SseEvent } from '../../protocol/sse-decoder.js';
 import { ConnectionError, HttpStatusError, ProtocolViolationError } from './transport-errors.js';
 
 /** The longest body excerpt kept in error messages. */
@@ -125,7 +125,18 @@ export async function* readSseEvents(
         yield* decoder.end();
         return;
       }
-      yield* decoder.push(chunk.value);
+      let events: SseEvent[];
+      try {
+        events = decoder.push(chunk.value);
+      } catch (error) {
+        if (!(error instanceof SseEventTooLargeError)) throw error;
+        throw new ProtocolViolationError(
+          `The agent at ${request.url} sent an event stream with a line or an event of more than ${error.maxEventLength} characters; the stream was closed`,
+          [],
+          { cause: error },
+        );
+      }
+      yield* events;
     }
   } finally {
     // An aborted request already tore the connection down; cancelling its body would only reject.

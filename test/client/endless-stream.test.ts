@@ -1,0 +1,72 @@
+/**
+ * An agent whose event stream never ends its line or its event: the client must fail the
+ * stream with a clear error and close the connection, not buffer without end.
+ */
+
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { createCardResolver, createClient, ProtocolViolationError } from '../../src/client.js';
+import { DEFAULT_MAX_EVENT_LENGTH } from '../../src/index.js';
+import { cardWith, collect, startRawServer } from './support.js';
+
+const MiB = 1024 * 1024;
+/** The server stops on its own past this, so a client without a limit fails the test, not CI. */
+const GIVE_UP_AFTER = DEFAULT_MAX_EVENT_LENGTH + 16 * MiB;
+
+/** Writes `piece` after `prefix` until the client hangs up or `GIVE_UP_AFTER` characters went. */
+function writeEndlessly(res: ServerResponse, prefix: string, piece: string): Promise<number> {
+  return new Promise((resolve) => {
+    let sent = 0;
+    let closed = false;
+    res.on('close', () => {
+      closed = true;
+      resolve(sent);
+    });
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(prefix);
+    const pump = (): void => {
+      while (!closed && sent < GIVE_UP_AFTER) {
+        sent += piece.length;
+        if (!res.write(piece)) return void res.once('drain', pump);
+      }
+      if (!closed) res.end();
+    };
+    pump();
+  });
+}
+
+async function endlessAgent(prefix: string, piece: string) {
+  const card = cardWith([{ url: '/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+  let sent: Promise<number> | undefined;
+  const server = await startRawServer((request, res) => {
+    if (request.method === 'GET') return void res.writeHead(200).end(JSON.stringify(card));
+    sent = writeEndlessly(res, prefix, piece);
+  });
+  const client = await createClient(server.url, { cardResolver: createCardResolver() });
+  return { client, server, sent: () => sent };
+}
+
+const message = { message: { parts: [{ text: 'go' }] } };
+
+describe('a stream that never ends', () => {
+  it('fails on a line longer than the limit and closes the connection', async () => {
+    const agent = await endlessAgent('data: ', 'x'.repeat(MiB));
+    const error = await collect(agent.client.sendStreamingMessage(message)).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ProtocolViolationError);
+    expect((error as Error).message).toContain(`more than ${DEFAULT_MAX_EVENT_LENGTH} characters`);
+    expect(await agent.sent()).toBeLessThan(GIVE_UP_AFTER);
+    // A broken stream is not resumed: there was one streaming call.
+    expect(agent.server.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+  });
+
+  it('fails on an event whose data lines never end, too', async () => {
+    const line = `data: ${'y'.repeat(MiB - 7)}\n`;
+    const agent = await endlessAgent('', line);
+    await expect(collect(agent.client.sendStreamingMessage(message))).rejects.toBeInstanceOf(
+      ProtocolViolationError,
+    );
+    expect(await agent.sent()).toBeLessThan(GIVE_UP_AFTER);
+  });
+});
