@@ -12,9 +12,9 @@
  */
 
 import { Client, escapeIdentifier, type ClientConfig, type Notification } from 'pg';
-import { UsageError } from '../../protocol/local-errors.js';
+import { asError, UsageError } from '../../protocol/local-errors.js';
 import type { TaskChangeListener } from '../task-store.js';
-import { toError, type PostgresErrorHandler } from './postgres-database.js';
+import type { PostgresErrorHandler } from './postgres-database.js';
 
 /** How the listening connection is opened and where its troubles are reported. */
 export interface PostgresChangeListenerOptions {
@@ -101,7 +101,7 @@ export class PostgresChangeListener {
       await client.connect();
       await client.query(`LISTEN ${escapeIdentifier(this.#options.channel)}`);
     } catch (error) {
-      await client.end().catch((endError: unknown) => this.#options.onError(toError(endError)));
+      await client.end().catch((endError: unknown) => this.#options.onError(asError(endError)));
       throw error;
     }
     this.#client = client;
@@ -117,7 +117,7 @@ export class PostgresChangeListener {
       try {
         call(listener);
       } catch (error) {
-        this.#options.onError(toError(error));
+        this.#options.onError(asError(error));
       }
     }
   }
@@ -139,7 +139,7 @@ export class PostgresChangeListener {
     if (client !== this.#client) return;
     this.#client = undefined;
     this.#missedSome = true;
-    client.end().catch((endError: unknown) => this.#options.onError(toError(endError)));
+    client.end().catch((endError: unknown) => this.#options.onError(asError(endError)));
     this.#scheduleReconnect();
   }
 
@@ -156,7 +156,7 @@ export class PostgresChangeListener {
           try {
             await this.#ensureConnected();
           } catch (error) {
-            this.#options.onError(toError(error));
+            this.#options.onError(asError(error));
             this.#scheduleReconnect();
           }
         });

@@ -6,7 +6,7 @@
  */
 
 import { escapeIdentifier, type Pool, type PoolClient } from 'pg';
-import { ConfigurationError } from '../../protocol/local-errors.js';
+import { asError, ConfigurationError } from '../../protocol/local-errors.js';
 
 /** Receives errors the store recovered from by itself, e.g. a dropped idle connection. */
 export type PostgresErrorHandler = (error: Error) => void;
@@ -86,8 +86,8 @@ export async function withTransaction<T>(
     try {
       await client.query('ROLLBACK');
     } catch (rollbackError) {
-      client.release(toError(rollbackError));
-      db.onError(toError(rollbackError));
+      client.release(asError(rollbackError));
+      db.onError(asError(rollbackError));
       throw error;
     }
     client.release();
@@ -100,11 +100,6 @@ export async function withTransaction<T>(
 /** `bigint` columns arrive as strings (they may exceed 2^53); ours never do. */
 export function toNumber(value: string | number): number {
   return typeof value === 'number' ? value : Number(value);
-}
-
-/** Wraps a non-`Error` throw value so it can be reported. */
-export function toError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
 }
 
 /** The SQLSTATE of a unique constraint violation. */
