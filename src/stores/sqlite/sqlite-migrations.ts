@@ -109,6 +109,22 @@ export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
     description: 'drop the unused index of artifacts by id',
     sql: `DROP INDEX task_artifacts_by_id;`,
   },
+  {
+    // Newest first is a backward scan of an ascending index, as cheap as a forward one. In
+    // descending order every new task went to the front of its range, where each page split
+    // leaves half-empty pages behind; in ascending order it is appended, which SQLite packs
+    // full. Fewer pages to write at each commit (~10% fewer WAL frames per SendMessage).
+    version: 3,
+    description: 'listing indexes in ascending order, so that new tasks are appended',
+    sql: `
+      DROP INDEX tasks_by_scope;
+      DROP INDEX tasks_by_context;
+      DROP INDEX tasks_by_state;
+      CREATE INDEX tasks_by_scope ON tasks (agent, tenant, owner, status_time, id);
+      CREATE INDEX tasks_by_context ON tasks (agent, tenant, owner, context_id, status_time, id);
+      CREATE INDEX tasks_by_state ON tasks (agent, tenant, owner, state, status_time, id);
+    `,
+  },
 ];
 
 /**
