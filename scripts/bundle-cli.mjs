@@ -13,6 +13,7 @@
 //
 // The library entry points (`tandem`, `tandem/server`, `tandem/client`) stay ES modules compiled
 // by tsc, for the bundlers of the applications that import them.
+import { resolve } from 'node:path';
 import { build } from 'esbuild';
 
 /** The dispatcher's dynamic imports, which become `require()`s of the sibling bundles. */
@@ -21,11 +22,13 @@ const siblingBundles = {
   './client-commands.js': './client.cjs',
 };
 
+const DISPATCHER = resolve('src/cli/main.ts');
+
 const keepSiblingsApart = {
   name: 'keep-sibling-bundles-apart',
   setup(build) {
     build.onResolve({ filter: /^\.\/(serve|client-commands)\.js$/ }, (args) =>
-      args.importer.endsWith('/src/cli/main.ts')
+      args.importer === DISPATCHER
         ? { path: siblingBundles[args.path], external: true }
         : undefined,
     );

@@ -21,7 +21,12 @@ export const DEFAULT_MAX_EVENT_LENGTH = 32 * 1024 * 1024;
  * without end.
  */
 export class SseEventTooLargeError extends LocalError {
-  constructor(readonly maxEventLength: number) {
+  constructor(
+    /** The limit that was passed, in characters. */
+    readonly maxEventLength: number,
+    /** The events the chunk completed before the line that passed the limit, in order. */
+    readonly events: readonly SseEvent[] = [],
+  ) {
     super(
       `A line or the data of an event of the stream is longer than ${maxEventLength} characters`,
     );
@@ -124,14 +129,24 @@ export class SseDecoder {
    * Decodes the next chunk and returns the events it completes, in stream order. Bytes are
    * UTF-8 (malformed sequences become U+FFFD); a string chunk is taken as already decoded and
    * first ends any UTF-8 sequence left incomplete by a previous byte chunk.
+   *
+   * @throws SseEventTooLargeError when a line or an event's data passes `maxEventLength`; it
+   *   carries the events the chunk completed before. The stream is then over: the decoder is
+   *   reset as by {@link end}, ready for another stream.
    */
   push(chunk: Uint8Array | string): SseEvent[] {
     const events: SseEvent[] = [];
-    if (typeof chunk === 'string') {
-      this.feed(this.utf8.decode(), events);
-      this.feed(chunk, events);
-    } else {
-      this.feed(this.utf8.decode(chunk, { stream: true }), events);
+    try {
+      if (typeof chunk === 'string') {
+        this.feed(this.utf8.decode(), events);
+        this.feed(chunk, events);
+      } else {
+        this.feed(this.utf8.decode(chunk, { stream: true }), events);
+      }
+    } catch (error) {
+      if (!(error instanceof SseEventTooLargeError)) throw error;
+      this.end();
+      throw new SseEventTooLargeError(this.maxEventLength, events);
     }
     return events;
   }

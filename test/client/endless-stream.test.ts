@@ -49,15 +49,20 @@ async function endlessAgent(prefix: string, piece: string) {
 const message = { message: { parts: [{ text: 'go' }] } };
 
 describe('a stream that never ends', () => {
-  it('fails on a line longer than the limit and closes the connection', async () => {
-    const agent = await endlessAgent('data: ', 'x'.repeat(MiB));
-    const error = await collect(agent.client.sendStreamingMessage(message)).catch(
-      (e: unknown) => e,
-    );
+  it('fails on a line longer than the limit, after the events before it, and does not resume', async () => {
+    // A task event with an id first: a stream that broke by accident would be resumed from it.
+    const task = { id: 't1', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' } };
+    const first = `id: 1\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { task } })}\n\n`;
+    const agent = await endlessAgent(`${first}data: `, 'x'.repeat(MiB));
+    const seen: unknown[] = [];
+    const error = await (async () => {
+      for await (const event of agent.client.sendStreamingMessage(message)) seen.push(event);
+    })().catch((e: unknown) => e);
+    expect(seen).toEqual([{ task }]);
     expect(error).toBeInstanceOf(ProtocolViolationError);
     expect((error as Error).message).toContain(`more than ${DEFAULT_MAX_EVENT_LENGTH} characters`);
     expect(await agent.sent()).toBeLessThan(GIVE_UP_AFTER);
-    // A broken stream is not resumed: there was one streaming call.
+    // A stream the agent broke is not resumed: one streaming call, no SubscribeToTask after it.
     expect(agent.server.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
   });
 

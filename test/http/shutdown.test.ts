@@ -33,6 +33,9 @@ describe('graceful shutdown', () => {
     const inFlight = call(`${url}/a2a`, 'SendMessage', messageParams('work'));
     await gated.whenStarted;
     const stopping = server.shutdown({ deadlineMs: 5_000 });
+    // Shutdown is under way (no longer listening) while the agent still works; let it run a turn.
+    expect(server.server.listening).toBe(false);
+    await new Promise(setImmediate);
     gated.release();
     const answer = await inFlight;
     expect(answer.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');

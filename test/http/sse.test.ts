@@ -85,15 +85,19 @@ describe('SSE streams over HTTP', () => {
     const taskId = firstTaskId(await readFirstChunk(response));
     expect(taskId).toBeDefined();
     controller.abort();
-    // Follow the task to its end: a stream that closes on the final event, or at once an error
-    // if the task has already finished.
-    const follow = await postRaw(
-      `${url}/a2a`,
-      JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'SubscribeToTask', params: { id: taskId } }),
-    );
-    await follow.text();
-    const got = await call(`${url}/a2a`, 'GetTask', { id: taskId });
-    expect(got.result?.status).toMatchObject({ state: 'TASK_STATE_COMPLETED' });
+    // Polled rather than followed with SubscribeToTask: a new subscriber would keep the task
+    // followed, and hide a task that stops when its last stream leaves.
+    const stateOf = async (): Promise<unknown> => {
+      const got = await call(`${url}/a2a`, 'GetTask', { id: taskId });
+      return (got.result?.status as { state?: string } | undefined)?.state;
+    };
+    const deadline = Date.now() + 5_000;
+    let state = await stateOf();
+    while (state === 'TASK_STATE_WORKING' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      state = await stateOf();
+    }
+    expect(state).toBe('TASK_STATE_COMPLETED');
   });
 
   it('releases the runtime stream when the client disconnects', async () => {

@@ -247,6 +247,31 @@ describe('SseDecoder limit', () => {
     }
   });
 
+  it('counts a line that came in pieces once, and starts the next line from zero', () => {
+    const decoder = new SseDecoder({ maxEventLength: 12 });
+    decoder.push('data: 1234');
+    expect(decoder.push('56\n\n')).toEqual([{ data: '123456', lastEventId: '' }]);
+    expect(decoder.push('data: 123456\n\n')).toHaveLength(1);
+    decoder.push('data: 1234');
+    decoder.end();
+    expect(decoder.push('data: 123456\n\n')).toHaveLength(1);
+  });
+
+  it('carries the events completed before the overlong line, and can start a new stream', () => {
+    const decoder = new SseDecoder({ maxEventLength: 12 });
+    let thrown: unknown;
+    try {
+      decoder.push('id: 1\ndata: a\n\ndata: 1234567890123\n');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(SseEventTooLargeError);
+    expect((thrown as SseEventTooLargeError).events).toEqual([
+      { data: 'a', id: '1', lastEventId: '1' },
+    ]);
+    expect(decoder.push('data: b\n\n')).toEqual([{ data: 'b', lastEventId: '1' }]);
+  });
+
   it('refuses a limit that is not a positive integer', () => {
     for (const maxEventLength of [0, -1, 1.5, Number.NaN]) {
       expect(() => new SseDecoder({ maxEventLength })).toThrow(ConfigurationError);

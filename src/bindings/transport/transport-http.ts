@@ -100,7 +100,8 @@ export function httpStatusError(
 /**
  * Decodes a `text/event-stream` body into events. Reads with a reader (not async iteration of
  * the stream, which older browsers lack); stopping early cancels the body, which closes the
- * connection.
+ * connection. A line or an event's data longer than the decoder's limit ends the stream with a
+ * `ProtocolViolationError`, after the events before it.
  */
 export async function* readSseEvents(
   response: Response,
@@ -130,6 +131,7 @@ export async function* readSseEvents(
         events = decoder.push(chunk.value);
       } catch (error) {
         if (!(error instanceof SseEventTooLargeError)) throw error;
+        yield* error.events;
         throw new ProtocolViolationError(
           `The agent at ${request.url} sent an event stream with a line or an event of more than ${error.maxEventLength} characters; the stream was closed`,
           [],
