@@ -100,6 +100,12 @@ export interface ClientOptions {
    * each event once. Default true, with up to 5 attempts after each drop.
    */
   readonly resumeStreams?: boolean | { readonly maxAttempts?: number };
+  /**
+   * The longest line, and the longest data of one stream event, accepted from the agent, in
+   * characters. A stream that sends more fails with `ProtocolViolationError` instead of growing
+   * the client's memory without end. Default `DEFAULT_MAX_EVENT_LENGTH` (32 Mi).
+   */
+  readonly maxEventLength?: number;
   /** The `fetch` to use. Defaults to the global one. */
   readonly fetch?: (request: Request) => Promise<Response>;
   /** Where cards are fetched and cached. Default: a resolver shared by all clients. */

@@ -16,6 +16,7 @@ import {
 } from '../bindings/jsonrpc/jsonrpc-client-transport.js';
 import type { AgentCard } from '../protocol/generated/types.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
+import { DEFAULT_MAX_EVENT_LENGTH } from '../protocol/sse-decoder.js';
 import { CURRENT_PROTOCOL_VERSION, VERSION_HEADER } from '../protocol/version.js';
 import type { A2AClient, ClientOptions } from './a2a-client.js';
 import { createCallPipeline, globalFetch } from './call-pipeline.js';
@@ -55,6 +56,14 @@ function resumeAttemptsOf(option: ClientOptions['resumeStreams']): number {
   return attempts;
 }
 
+function checkMaxEventLength(value: number | undefined): number {
+  const max = value ?? DEFAULT_MAX_EVENT_LENGTH;
+  if (!Number.isSafeInteger(max) || max < 1) {
+    throw new ConfigurationError(`maxEventLength must be a positive integer; got ${String(value)}`);
+  }
+  return max;
+}
+
 function transportFactories(options: ClientOptions): Map<string, ClientTransportFactory> {
   const factories = new Map<string, ClientTransportFactory>([
     [JSONRPC_BINDING, createJsonRpcClientTransport],
@@ -78,6 +87,7 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
   const timeoutMs = checkTimeout(options.timeoutMs);
   const retry = resolveRetryPolicy(options.retry);
   const resumeAttempts = resumeAttemptsOf(options.resumeStreams);
+  const maxEventLength = checkMaxEventLength(options.maxEventLength);
   const factories = transportFactories(options);
   const fetchFunction = options.fetch ?? globalFetch;
   const interceptors = options.interceptors ?? [];
@@ -114,7 +124,7 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
 
   const before = auth.queryInterceptor === undefined ? [] : [auth.queryInterceptor];
   const send = createCallPipeline(fetchFunction, interceptors, before);
-  const transport = factory({ agentInterface, send });
+  const transport = factory({ agentInterface, send, maxEventLength });
   const core = new ClientCore({
     transport,
     agentInterface,

@@ -5,7 +5,13 @@
 
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createCardResolver, createClient, ProtocolViolationError } from '../../src/client.js';
+import {
+  ConfigurationError,
+  createCardResolver,
+  createClient,
+  ProtocolViolationError,
+  type ClientOptions,
+} from '../../src/client.js';
 import { DEFAULT_MAX_EVENT_LENGTH } from '../../src/index.js';
 import { cardWith, collect, startRawServer } from './support.js';
 
@@ -35,14 +41,14 @@ function writeEndlessly(res: ServerResponse, prefix: string, piece: string): Pro
   });
 }
 
-async function endlessAgent(prefix: string, piece: string) {
+async function endlessAgent(prefix: string, piece: string, options: ClientOptions = {}) {
   const card = cardWith([{ url: '/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
   let sent: Promise<number> | undefined;
   const server = await startRawServer((request, res) => {
     if (request.method === 'GET') return void res.writeHead(200).end(JSON.stringify(card));
     sent = writeEndlessly(res, prefix, piece);
   });
-  const client = await createClient(server.url, { cardResolver: createCardResolver() });
+  const client = await createClient(server.url, { cardResolver: createCardResolver(), ...options });
   return { client, server, sent: () => sent };
 }
 
@@ -73,5 +79,28 @@ describe('a stream that never ends', () => {
       ProtocolViolationError,
     );
     expect(await agent.sent()).toBeLessThan(GIVE_UP_AFTER);
+  });
+
+  it('takes its limit from the client options', async () => {
+    const task = { id: 't1', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' } };
+    const first = `data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { task } })}\n\n`;
+    const agent = await endlessAgent(`${first}data: `, 'x'.repeat(1024), {
+      maxEventLength: first.length,
+    });
+    const seen: unknown[] = [];
+    const error = await (async () => {
+      for await (const event of agent.client.sendStreamingMessage(message)) seen.push(event);
+    })().catch((e: unknown) => e);
+    expect(seen).toEqual([{ task }]);
+    expect((error as Error).message).toContain(`more than ${first.length} characters`);
+    expect(await agent.sent()).toBeLessThan(GIVE_UP_AFTER);
+  });
+
+  it('refuses a limit that is not a positive integer', async () => {
+    for (const maxEventLength of [0, -5, 2.5]) {
+      await expect(
+        createClient('http://127.0.0.1:9', { card: cardWith([]), maxEventLength }),
+      ).rejects.toBeInstanceOf(ConfigurationError);
+    }
   });
 });

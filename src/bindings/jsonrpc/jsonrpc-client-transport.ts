@@ -83,11 +83,13 @@ class JsonRpcClientTransport implements ClientTransport {
   readonly protocolBinding = JSONRPC_BINDING;
   readonly #url: string;
   readonly #send: CallHandler;
+  readonly #maxEventLength: number | undefined;
   #nextId = 1;
 
   constructor(context: ClientTransportContext) {
     this.#url = context.agentInterface.url;
     this.#send = context.send;
+    this.#maxEventLength = context.maxEventLength;
   }
 
   async call<N extends UnaryOperationName>(
@@ -161,7 +163,7 @@ class JsonRpcClientTransport implements ClientTransport {
 
   async *#events(response: Response, request: Request, id: number): AsyncGenerator<StreamItem> {
     const where = describeRequest(request);
-    for await (const event of readSseEvents(response, request)) {
+    for await (const event of readSseEvents(response, request, this.#maxEventLength)) {
       yield this.#item(event, request, id, where);
     }
   }

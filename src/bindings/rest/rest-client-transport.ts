@@ -61,12 +61,14 @@ class RestClientTransport implements ClientTransport {
   readonly protocolBinding = HTTP_JSON_BINDING;
   readonly #url: string;
   readonly #send: CallHandler;
+  readonly #maxEventLength: number | undefined;
   /** The server refused `GET …:subscribe` with 405: use `POST` from now on. */
   #subscribeWithPost = false;
 
   constructor(context: ClientTransportContext) {
     this.#url = context.agentInterface.url;
     this.#send = context.send;
+    this.#maxEventLength = context.maxEventLength;
   }
 
   async call<N extends UnaryOperationName>(
@@ -160,7 +162,7 @@ class RestClientTransport implements ClientTransport {
 
   async *#events(response: Response, request: Request): AsyncGenerator<StreamItem> {
     const where = describeRequest(request);
-    for await (const event of readSseEvents(response, request)) {
+    for await (const event of readSseEvents(response, request, this.#maxEventLength)) {
       yield this.#item(event, request, where);
     }
   }

@@ -88,6 +88,8 @@ export interface ClientTransportContext {
    * `fetch`). Network failures reject with `ConnectionError`.
    */
   readonly send: CallHandler;
+  /** The longest line or event data to accept in a stream (`ClientOptions.maxEventLength`). */
+  readonly maxEventLength?: number;
 }
 
 /** Creates the transport of one interface. */

@@ -106,11 +106,12 @@ export function httpStatusError(
 export async function* readSseEvents(
   response: Response,
   request: Request,
+  maxEventLength?: number,
 ): AsyncGenerator<SseEvent, void, undefined> {
   const body = response.body;
   if (body === null) return;
   const reader = (body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new SseDecoder();
+  const decoder = new SseDecoder(maxEventLength === undefined ? {} : { maxEventLength });
   let finished = false;
   try {
     for (;;) {
