@@ -16,7 +16,7 @@ import {
 } from '../bindings/jsonrpc/jsonrpc-client-transport.js';
 import type { AgentCard } from '../protocol/generated/types.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
-import { DEFAULT_MAX_EVENT_LENGTH } from '../protocol/sse-decoder.js';
+import { maxEventLengthOf } from '../protocol/sse-decoder.js';
 import { CURRENT_PROTOCOL_VERSION, VERSION_HEADER } from '../protocol/version.js';
 import type { A2AClient, ClientOptions } from './a2a-client.js';
 import { createCallPipeline, globalFetch } from './call-pipeline.js';
@@ -56,14 +56,6 @@ function resumeAttemptsOf(option: ClientOptions['resumeStreams']): number {
   return attempts;
 }
 
-function checkMaxEventLength(value: number | undefined): number {
-  const max = value ?? DEFAULT_MAX_EVENT_LENGTH;
-  if (!Number.isSafeInteger(max) || max < 1) {
-    throw new ConfigurationError(`maxEventLength must be a positive integer; got ${String(value)}`);
-  }
-  return max;
-}
-
 function transportFactories(options: ClientOptions): Map<string, ClientTransportFactory> {
   const factories = new Map<string, ClientTransportFactory>([
     [JSONRPC_BINDING, createJsonRpcClientTransport],
@@ -87,7 +79,7 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
   const timeoutMs = checkTimeout(options.timeoutMs);
   const retry = resolveRetryPolicy(options.retry);
   const resumeAttempts = resumeAttemptsOf(options.resumeStreams);
-  const maxEventLength = checkMaxEventLength(options.maxEventLength);
+  const maxEventLength = maxEventLengthOf(options.maxEventLength);
   const factories = transportFactories(options);
   const fetchFunction = options.fetch ?? globalFetch;
   const interceptors = options.interceptors ?? [];

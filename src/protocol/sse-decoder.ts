@@ -16,6 +16,19 @@ const BOM = 0xfeff;
 export const DEFAULT_MAX_EVENT_LENGTH = 32 * 1024 * 1024;
 
 /**
+ * The limit a `maxEventLength` option stands for: the default when absent.
+ *
+ * @throws ConfigurationError unless it is a positive integer.
+ */
+export function maxEventLengthOf(value: number | undefined): number {
+  const max = value ?? DEFAULT_MAX_EVENT_LENGTH;
+  if (!Number.isSafeInteger(max) || max < 1) {
+    throw new ConfigurationError(`maxEventLength must be a positive integer, got ${String(value)}`);
+  }
+  return max;
+}
+
+/**
  * A line of the stream, or the data of one event, grew past
  * {@link SseDecoderOptions.maxEventLength}: the stream is treated as broken rather than buffered
  * without end.
@@ -101,11 +114,7 @@ export class SseDecoder {
 
   constructor(options: SseDecoderOptions = {}) {
     this.onComment = options.onComment;
-    const max = options.maxEventLength ?? DEFAULT_MAX_EVENT_LENGTH;
-    if (!Number.isSafeInteger(max) || max < 1) {
-      throw new ConfigurationError(`maxEventLength must be a positive integer, got ${max}`);
-    }
-    this.maxEventLength = max;
+    this.maxEventLength = maxEventLengthOf(options.maxEventLength);
   }
 
   /**

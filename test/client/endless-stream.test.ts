@@ -53,17 +53,25 @@ async function endlessAgent(prefix: string, piece: string, options: ClientOption
 }
 
 const message = { message: { parts: [{ text: 'go' }] } };
+const task = { id: 't1', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' } };
+/** The SSE frame of a `task` event for {@link task}, with an `id:` line when given one. */
+const taskFrame = (id?: string): string =>
+  `${id === undefined ? '' : `id: ${id}\n`}data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { task } })}\n\n`;
+
+/** Reads a stream until it fails: the events seen, then what it threw. */
+async function readUntilFailure(stream: AsyncIterable<unknown>) {
+  const seen: unknown[] = [];
+  const error = await (async () => {
+    for await (const event of stream) seen.push(event);
+  })().catch((e: unknown) => e);
+  return { seen, error };
+}
 
 describe('a stream that never ends', () => {
   it('fails on a line longer than the limit, after the events before it, and does not resume', async () => {
     // A task event with an id first: a stream that broke by accident would be resumed from it.
-    const task = { id: 't1', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' } };
-    const first = `id: 1\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { task } })}\n\n`;
-    const agent = await endlessAgent(`${first}data: `, 'x'.repeat(MiB));
-    const seen: unknown[] = [];
-    const error = await (async () => {
-      for await (const event of agent.client.sendStreamingMessage(message)) seen.push(event);
-    })().catch((e: unknown) => e);
+    const agent = await endlessAgent(`${taskFrame('1')}data: `, 'x'.repeat(MiB));
+    const { seen, error } = await readUntilFailure(agent.client.sendStreamingMessage(message));
     expect(seen).toEqual([{ task }]);
     expect(error).toBeInstanceOf(ProtocolViolationError);
     expect((error as Error).message).toContain(`more than ${DEFAULT_MAX_EVENT_LENGTH} characters`);
@@ -82,16 +90,13 @@ describe('a stream that never ends', () => {
   });
 
   it('takes its limit from the client options', async () => {
-    const task = { id: 't1', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' } };
-    const first = `data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { task } })}\n\n`;
+    const first = taskFrame();
     const agent = await endlessAgent(`${first}data: `, 'x'.repeat(1024), {
       maxEventLength: first.length,
     });
-    const seen: unknown[] = [];
-    const error = await (async () => {
-      for await (const event of agent.client.sendStreamingMessage(message)) seen.push(event);
-    })().catch((e: unknown) => e);
+    const { seen, error } = await readUntilFailure(agent.client.sendStreamingMessage(message));
     expect(seen).toEqual([{ task }]);
+    expect(error).toBeInstanceOf(ProtocolViolationError);
     expect((error as Error).message).toContain(`more than ${first.length} characters`);
     expect(await agent.sent()).toBeLessThan(GIVE_UP_AFTER);
   });

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { defineAgent } from '../../src/runtime/agent.js';
+import { deferred } from '../durability/support/sync.js';
 import { A2A_HEADERS, call, handlerFor, messageParams, startServer } from './support.js';
 
 /** An agent whose execution signals that it started, then waits to be released. */
 function gatedAgent() {
-  let started!: () => void;
-  let release!: () => void;
-  const whenStarted = new Promise<void>((resolve) => (started = resolve));
-  const released = new Promise<void>((resolve) => (release = resolve));
+  const started = deferred();
+  const released = deferred();
   const agent = defineAgent({
     card: {
       name: 'Gated',
@@ -15,13 +14,13 @@ function gatedAgent() {
       skills: [{ id: 'work', name: 'Work', description: 'Works until released', tags: ['test'] }],
     },
     async execute(ctx) {
-      started();
-      await released;
+      started.resolve();
+      await released.promise;
       await ctx.artifact('released');
       return ctx.complete();
     },
   });
-  return { agent, whenStarted, release };
+  return { agent, whenStarted: started.promise, release: () => released.resolve() };
 }
 
 describe('graceful shutdown', () => {

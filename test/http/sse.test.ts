@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { EventStream } from '../../src/runtime/request-handler.js';
 import { streamEvent, type StreamEvent } from '../../src/runtime/stream-event.js';
+import { pollUntil } from '../durability/support/sync.js';
 import {
   A2A_HEADERS,
   call,
@@ -87,16 +88,11 @@ describe('SSE streams over HTTP', () => {
     controller.abort();
     // Polled rather than followed with SubscribeToTask: a new subscriber would keep the task
     // followed, and hide a task that stops when its last stream leaves.
-    const stateOf = async (): Promise<unknown> => {
+    const state = await pollUntil(async () => {
       const got = await call(`${url}/a2a`, 'GetTask', { id: taskId });
-      return (got.result?.status as { state?: string } | undefined)?.state;
-    };
-    const deadline = Date.now() + 5_000;
-    let state = await stateOf();
-    while (state === 'TASK_STATE_WORKING' && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      state = await stateOf();
-    }
+      const current = (got.result?.status as { state?: string } | undefined)?.state;
+      return current === 'TASK_STATE_WORKING' ? undefined : current;
+    }, `task ${taskId} to leave WORKING`);
     expect(state).toBe('TASK_STATE_COMPLETED');
   });
 
