@@ -18,6 +18,12 @@ export class ConfigurationError extends LocalError {}
 /** An API was called in a way its contract forbids (wrong order, wrong argument, after close). */
 export class UsageError extends LocalError {}
 
+/**
+ * Background work of a store failed (flushing a file, say): there is no caller to reject, so it
+ * goes to the store's `onError`. The message names the file and what stopped.
+ */
+export class StorageError extends LocalError {}
+
 /** A task status change that the A2A state machine forbids, e.g. leaving a terminal state. */
 export class InvalidTransitionError extends LocalError {
   constructor(

@@ -74,7 +74,10 @@ export function describeTaskStoreSpec(spec: TaskStoreSpec): string {
 
 /** Options of {@link openTaskStore}. */
 export interface OpenTaskStoreOptions {
-  /** Receives background failures of the store (e.g. a dropped PostgreSQL listener connection). */
+  /**
+   * Receives background failures of the store: a dropped PostgreSQL listener connection, a failed
+   * flush of the SQLite WAL.
+   */
   readonly onError?: (error: Error) => void;
 }
 
@@ -89,7 +92,10 @@ export async function openTaskStore(
       return new MemoryTaskStore();
     case 'sqlite': {
       const { SqliteTaskStore } = await import('./sqlite/sqlite-task-store.js');
-      return SqliteTaskStore.open({ path: parsed.path });
+      return SqliteTaskStore.open({
+        path: parsed.path,
+        ...(options.onError === undefined ? {} : { onError: options.onError }),
+      });
     }
     case 'postgres': {
       const { PostgresTaskStore } = await import('./postgres/postgres-task-store.js');

@@ -43,6 +43,8 @@ export interface GroupCommitHooks {
   writeDeferred(): void;
   /** The whole transaction was rolled back: state kept about what the writes did is wrong. */
   onRollback(): void;
+  /** A transaction was committed (its writes' promises settle next). */
+  onCommit(): void;
 }
 
 /** How a write is committed. */
@@ -153,6 +155,7 @@ export class SqliteGroupCommit {
       }
       this.#hooks.writeDeferred();
       this.#commit.run();
+      this.#hooks.onCommit();
       return outcomes;
     } catch (error) {
       if (this.#db.inTransaction) this.#rollback.run();
