@@ -7,6 +7,7 @@
  */
 
 export { createClient, DEFAULT_TIMEOUT_MS } from './client/create-client.js';
+export { DEFAULT_MAX_RESPONSE_BYTES } from './bindings/transport/transport-http.js';
 export type {
   A2AClient,
   CallHandler,

@@ -106,6 +106,13 @@ export interface ClientOptions {
    * the client's memory without end. Default `DEFAULT_MAX_EVENT_LENGTH` (32 Mi).
    */
   readonly maxEventLength?: number;
+  /**
+   * The largest body of a response that is not a stream — an answer, an error, the agent card —
+   * read from the agent, in bytes. A longer one is not read to its end: the call fails with
+   * `ProtocolViolationError` (`AgentCardError` for the card) and the connection is closed.
+   * Default `DEFAULT_MAX_RESPONSE_BYTES` (32 MiB).
+   */
+  readonly maxResponseBytes?: number;
   /** The `fetch` to use. Defaults to the global one. */
   readonly fetch?: (request: Request) => Promise<Response>;
   /** Where cards are fetched and cached. Default: a resolver shared by all clients. */

@@ -39,6 +39,8 @@ export interface CardResolveOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Sends the request; `createClient` passes its interceptor chain. Default: `fetch`. */
   readonly send?: CallHandler;
+  /** The largest card body read, in bytes. Default `DEFAULT_MAX_RESPONSE_BYTES` (32 MiB). */
+  readonly maxResponseBytes?: number;
 }
 
 /** Fetches and caches agent cards. */
@@ -138,13 +140,13 @@ export function createCardResolver(options: CardResolverOptions = {}): CardResol
     const response = await send({ operation: 'GetAgentCard', request });
     const received = now();
     if (response.status === 304 && cached !== undefined) {
-      await readBodyText(response, request);
+      await readBodyText(response, request, call.maxResponseBytes);
       const freshness = cardFreshness(response.headers, received, defaultLifetime);
       if (freshness.store) cached.expiresAt = freshness.expiresAt;
       else cache.delete(url);
       return cached.card;
     }
-    const text = await readBodyText(response, request);
+    const text = await readBodyText(response, request, call.maxResponseBytes);
     if (!response.ok) throw httpStatusError(response, text, request);
     let value: unknown;
     try {

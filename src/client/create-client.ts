@@ -17,6 +17,7 @@ import {
 import type { AgentCard } from '../protocol/generated/types.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
 import { maxEventLengthOf } from '../protocol/sse-decoder.js';
+import { maxResponseBytesOf } from '../bindings/transport/transport-http.js';
 import { CURRENT_PROTOCOL_VERSION, VERSION_HEADER } from '../protocol/version.js';
 import type { A2AClient, ClientOptions } from './a2a-client.js';
 import { createCallPipeline, globalFetch } from './call-pipeline.js';
@@ -80,6 +81,7 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
   const retry = resolveRetryPolicy(options.retry);
   const resumeAttempts = resumeAttemptsOf(options.resumeStreams);
   const maxEventLength = maxEventLengthOf(options.maxEventLength);
+  const maxResponseBytes = maxResponseBytesOf(options.maxResponseBytes);
   const factories = transportFactories(options);
   const fetchFunction = options.fetch ?? globalFetch;
   const interceptors = options.interceptors ?? [];
@@ -92,6 +94,7 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
       timeoutMs,
       retry: options.retry ?? {},
       send: createCallPipeline(fetchFunction, interceptors),
+      maxResponseBytes,
       ...(options.headers === undefined ? {} : { headers: options.headers }),
     };
     card = (await resolver.resolve(cardUrl, resolveOptions)).card;
@@ -116,7 +119,7 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
 
   const before = auth.queryInterceptor === undefined ? [] : [auth.queryInterceptor];
   const send = createCallPipeline(fetchFunction, interceptors, before);
-  const transport = factory({ agentInterface, send, maxEventLength });
+  const transport = factory({ agentInterface, send, maxEventLength, maxResponseBytes });
   const core = new ClientCore({
     transport,
     agentInterface,

@@ -84,12 +84,14 @@ class JsonRpcClientTransport implements ClientTransport {
   readonly #url: string;
   readonly #send: CallHandler;
   readonly #maxEventLength: number | undefined;
+  readonly #maxResponseBytes: number | undefined;
   #nextId = 1;
 
   constructor(context: ClientTransportContext) {
     this.#url = context.agentInterface.url;
     this.#send = context.send;
     this.#maxEventLength = context.maxEventLength;
+    this.#maxResponseBytes = context.maxResponseBytes;
   }
 
   async call<N extends UnaryOperationName>(
@@ -142,7 +144,7 @@ class JsonRpcClientTransport implements ClientTransport {
 
   /** The JSON-RPC response in a non-streamed body, whatever its status. */
   async #readOutcome(response: Response, request: Request, id: number): Promise<JsonRpcOutcome> {
-    const text = await readBodyText(response, request);
+    const text = await readBodyText(response, request, this.#maxResponseBytes);
     const where = describeRequest(request);
     let value: unknown;
     if (response.ok || isJsonMediaType(mediaTypeOf(response))) {

@@ -62,6 +62,7 @@ class RestClientTransport implements ClientTransport {
   readonly #url: string;
   readonly #send: CallHandler;
   readonly #maxEventLength: number | undefined;
+  readonly #maxResponseBytes: number | undefined;
   /** The server refused `GET …:subscribe` with 405: use `POST` from now on. */
   #subscribeWithPost = false;
 
@@ -69,6 +70,7 @@ class RestClientTransport implements ClientTransport {
     this.#url = context.agentInterface.url;
     this.#send = context.send;
     this.#maxEventLength = context.maxEventLength;
+    this.#maxResponseBytes = context.maxResponseBytes;
   }
 
   async call<N extends UnaryOperationName>(
@@ -82,7 +84,7 @@ class RestClientTransport implements ClientTransport {
       JSON_ACCEPT,
     );
     const response = await this.#send({ operation, request: httpRequest });
-    const text = await readBodyText(response, httpRequest);
+    const text = await readBodyText(response, httpRequest, this.#maxResponseBytes);
     if (!response.ok) throw this.#failure(response, text, httpRequest);
     const where = describeRequest(httpRequest);
     if (
@@ -109,7 +111,7 @@ class RestClientTransport implements ClientTransport {
     let response = await this.#open(operation, request, options, post ? 'POST' : undefined);
     if (operation === 'SubscribeToTask' && !post && response.response.status === 405) {
       // The proto says GET, the prose POST: try the other one (see the module documentation).
-      await readBodyText(response.response, response.request);
+      await readBodyText(response.response, response.request, this.#maxResponseBytes);
       response = await this.#open(operation, request, options, 'POST');
       if (response.response.status !== 405) this.#subscribeWithPost = true;
     }
@@ -117,7 +119,7 @@ class RestClientTransport implements ClientTransport {
     if (httpResponse.ok && mediaTypeOf(httpResponse) === 'text/event-stream') {
       return this.#events(httpResponse, httpRequest);
     }
-    const text = await readBodyText(httpResponse, httpRequest);
+    const text = await readBodyText(httpResponse, httpRequest, this.#maxResponseBytes);
     if (!httpResponse.ok) throw this.#failure(httpResponse, text, httpRequest);
     throw new ProtocolViolationError(
       `${operation} must answer with text/event-stream; ${describeRequest(httpRequest)} answered ` +

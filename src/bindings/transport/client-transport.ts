@@ -90,6 +90,8 @@ export interface ClientTransportContext {
   readonly send: CallHandler;
   /** The longest line or event data to accept in a stream (`ClientOptions.maxEventLength`). */
   readonly maxEventLength?: number;
+  /** The largest body of a response that is not a stream (`ClientOptions.maxResponseBytes`). */
+  readonly maxResponseBytes?: number;
 }
 
 /** Creates the transport of one interface. */

@@ -6,6 +6,7 @@
  */
 
 import { SseDecoder, SseEventTooLargeError, type SseEvent } from '../../protocol/sse-decoder.js';
+import { ConfigurationError } from '../../protocol/local-errors.js';
 import { ConnectionError, HttpStatusError, ProtocolViolationError } from './transport-errors.js';
 
 /** The longest body excerpt kept in error messages. */
@@ -37,13 +38,72 @@ function readFailure(error: unknown, request: Request): unknown {
   );
 }
 
-/** Reads a whole body as text. */
-export async function readBodyText(response: Response, request: Request): Promise<string> {
-  try {
-    return await response.text();
-  } catch (error) {
-    throw readFailure(error, request);
+/**
+ * The default of `ClientOptions.maxResponseBytes`: the largest body of a response that is not a
+ * stream (a JSON-RPC or REST answer, an agent card) the client reads, 32 MiB.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Checks a `maxResponseBytes` option: a positive safe integer; `undefined` gives
+ * {@link DEFAULT_MAX_RESPONSE_BYTES}.
+ */
+export function maxResponseBytesOf(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_RESPONSE_BYTES;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new ConfigurationError(
+      `maxResponseBytes must be a positive integer number of bytes, got ${String(value)}`,
+    );
   }
+  return value;
+}
+
+/**
+ * Reads a whole body as text (UTF-8). A body longer than `maxBytes` is not read to its end: the
+ * connection is closed and a `ProtocolViolationError` thrown, so that an agent cannot make the
+ * client buffer without end.
+ */
+export async function readBodyText(
+  response: Response,
+  request: Request,
+  maxBytes: number = DEFAULT_MAX_RESPONSE_BYTES,
+): Promise<string> {
+  const body = response.body;
+  if (body === null) return '';
+  const reader = (body as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (;;) {
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      chunk = await reader.read();
+    } catch (error) {
+      throw readFailure(error, request);
+    }
+    if (chunk.done) break;
+    length += chunk.value.byteLength;
+    if (length > maxBytes) {
+      if (!request.signal.aborted) await reader.cancel();
+      throw new ProtocolViolationError(
+        `The response of ${describeRequest(request)} is longer than ${maxBytes} bytes (maxResponseBytes); it was not read to its end`,
+        [],
+      );
+    }
+    chunks.push(chunk.value);
+  }
+  return utf8.decode(chunks.length === 1 ? chunks[0] : concat(chunks, length));
+}
+
+const utf8 = new TextDecoder();
+
+function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
+  const whole = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return whole;
 }
 
 /** Parses a body that must be JSON. */
