@@ -16,6 +16,7 @@ import {
 } from '../bindings/jsonrpc/jsonrpc-client-transport.js';
 import type { AgentCard } from '../protocol/generated/types.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
+import { integerOption } from '../protocol/integer-option.js';
 import { maxEventLengthOf } from '../protocol/sse-decoder.js';
 import { maxResponseBytesOf } from '../bindings/transport/transport-http.js';
 import { CURRENT_PROTOCOL_VERSION, VERSION_HEADER } from '../protocol/version.js';
@@ -48,13 +49,11 @@ function checkTimeout(value: number | undefined): number {
 function resumeAttemptsOf(option: ClientOptions['resumeStreams']): number {
   if (option === false) return 0;
   if (option === undefined || option === true) return DEFAULT_RESUME_ATTEMPTS;
-  const attempts = option.maxAttempts ?? DEFAULT_RESUME_ATTEMPTS;
-  if (!Number.isSafeInteger(attempts) || attempts < 0) {
-    throw new ConfigurationError(
-      `resumeStreams.maxAttempts must be an integer >= 0; got ${String(attempts)}`,
-    );
-  }
-  return attempts;
+  return integerOption(
+    'resumeStreams.maxAttempts',
+    option.maxAttempts ?? DEFAULT_RESUME_ATTEMPTS,
+    0,
+  );
 }
 
 function transportFactories(options: ClientOptions): Map<string, ClientTransportFactory> {

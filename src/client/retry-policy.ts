@@ -11,7 +11,7 @@
 import type { RetryOptions } from './a2a-client.js';
 import { sleep } from './call-scope.js';
 import { CallTimeoutError, ConnectionError, HttpStatusError } from './client-errors.js';
-import { ConfigurationError } from '../protocol/local-errors.js';
+import { integerOption } from '../protocol/integer-option.js';
 
 /** Retry options with defaults applied. */
 export interface RetryPolicy {
@@ -24,15 +24,6 @@ export interface RetryPolicy {
 
 const DEFAULTS = { maxAttempts: 3, baseDelayMs: 200, maxDelayMs: 5_000 } as const;
 
-function checkInteger(name: string, value: number, min: number): number {
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new ConfigurationError(
-      `retry.${name} must be an integer >= ${min}; got ${String(value)}`,
-    );
-  }
-  return value;
-}
-
 /**
  * Applies defaults; `false` means a single attempt.
  *
@@ -41,9 +32,23 @@ function checkInteger(name: string, value: number, min: number): number {
 export function resolveRetryPolicy(options: RetryOptions | false | undefined): RetryPolicy {
   if (options === false) return { ...DEFAULTS, maxAttempts: 1, random: Math.random };
   return {
-    maxAttempts: checkInteger('maxAttempts', options?.maxAttempts ?? DEFAULTS.maxAttempts, 1),
-    baseDelayMs: checkInteger('baseDelayMs', options?.baseDelayMs ?? DEFAULTS.baseDelayMs, 0),
-    maxDelayMs: checkInteger('maxDelayMs', options?.maxDelayMs ?? DEFAULTS.maxDelayMs, 0),
+    maxAttempts: integerOption(
+      'retry.maxAttempts',
+      options?.maxAttempts ?? DEFAULTS.maxAttempts,
+      1,
+    ),
+    baseDelayMs: integerOption(
+      'retry.baseDelayMs',
+      options?.baseDelayMs ?? DEFAULTS.baseDelayMs,
+      0,
+      'ms',
+    ),
+    maxDelayMs: integerOption(
+      'retry.maxDelayMs',
+      options?.maxDelayMs ?? DEFAULTS.maxDelayMs,
+      0,
+      'ms',
+    ),
     random: Math.random,
   };
 }

@@ -8,7 +8,6 @@
  */
 
 import {
-  BODY_TOO_LARGE,
   SSE_HEARTBEAT,
   SseHeartbeat,
   type HttpCoreRequest,
@@ -16,40 +15,13 @@ import {
 } from './http-exchange.js';
 import { createHttpCore, type HttpCore } from './http-core.js';
 import type { A2AHandlerOptions } from './http-options.js';
+import { readAtMost } from '../protocol/bounded-read.js';
 
 /** A fetch handler serving A2A agents. */
 export type A2AFetchHandler = (request: Request) => Promise<Response>;
 
 const encoder = new TextEncoder();
 const HEARTBEAT_BYTES = encoder.encode(SSE_HEARTBEAT);
-
-async function readLimited(
-  body: ReadableStream<Uint8Array> | null,
-  limit: number,
-): Promise<Uint8Array | typeof BODY_TOO_LARGE> {
-  if (body === null) return new Uint8Array(0);
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return BODY_TOO_LARGE;
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1 && chunks[0] !== undefined) return chunks[0];
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
-}
 
 function toCoreRequest(request: Request): HttpCoreRequest {
   const url = new URL(request.url);
@@ -63,7 +35,7 @@ function toCoreRequest(request: Request): HttpCoreRequest {
     localPort: port,
     // A fetch runtime puts the authority in the URL; a `Request` built in code has no Host.
     get: (name) => request.headers.get(name) ?? (name === 'host' ? url.host : null),
-    readBody: (limit) => readLimited(request.body, limit),
+    readBody: (limit) => readAtMost(request.body, limit),
     signal: request.signal,
   };
 }

@@ -14,9 +14,13 @@
  */
 
 import type { HeaderReader } from '../bindings/jsonrpc/service-parameters.js';
+import { TOO_LONG as BODY_TOO_LARGE } from '../protocol/bounded-read.js';
 
-/** Returned by {@link HttpCoreRequest.readBody} when the body exceeds the limit. */
-export const BODY_TOO_LARGE = Symbol('BODY_TOO_LARGE');
+/**
+ * Returned by {@link HttpCoreRequest.readBody} when the body exceeds the limit: the web reader's
+ * own marker, so that the fetch bridge passes that reader's answer through.
+ */
+export { BODY_TOO_LARGE };
 
 /** A request as the core sees it. Header names passed to `get` are lower-case. */
 export interface HttpCoreRequest extends HeaderReader {

@@ -5,6 +5,7 @@
  */
 
 import { ConfigurationError } from '../protocol/local-errors.js';
+import { integerOption } from '../protocol/integer-option.js';
 import { silentLogger, type Logger } from '../runtime/logger.js';
 import type { A2ARequestHandler } from '../runtime/request-handler.js';
 
@@ -89,13 +90,6 @@ function normalizePath(option: string, value: string): string {
   return path;
 }
 
-function checkNumber(option: string, value: number, min: number): number {
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new ConfigurationError(`${option} must be an integer >= ${min}; got ${String(value)}`);
-  }
-  return value;
-}
-
 function resolvePublicUrl(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   let url: URL;
@@ -156,13 +150,19 @@ export function resolveHttpOptions(options: A2AHandlerOptions): ResolvedHttpOpti
   return {
     agents,
     publicUrl: resolvePublicUrl(options.publicUrl),
-    maxBodyBytes: checkNumber('maxBodyBytes', options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, 1),
-    heartbeatMs: checkNumber('heartbeatMs', options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, 0),
+    maxBodyBytes: integerOption(
+      'maxBodyBytes',
+      options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      1,
+      'bytes',
+    ),
+    heartbeatMs: integerOption('heartbeatMs', options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, 0, 'ms'),
     logger: options.logger ?? silentLogger,
-    cardMaxAgeSeconds: checkNumber(
+    cardMaxAgeSeconds: integerOption(
       'cardMaxAgeSeconds',
       options.cardMaxAgeSeconds ?? DEFAULT_CARD_MAX_AGE_SECONDS,
       0,
+      'seconds',
     ),
     corsOrigins,
   };

@@ -6,7 +6,8 @@
  * step for step, so a stream decodes here exactly as a browser would decode it.
  */
 
-import { ConfigurationError, LocalError } from './local-errors.js';
+import { LocalError } from './local-errors.js';
+import { integerOption } from './integer-option.js';
 
 const LF = 0x0a;
 const SPACE = 0x20;
@@ -21,11 +22,7 @@ export const DEFAULT_MAX_EVENT_LENGTH = 32 * 1024 * 1024;
  * @throws ConfigurationError unless it is a positive integer.
  */
 export function maxEventLengthOf(value: number | undefined): number {
-  const max = value ?? DEFAULT_MAX_EVENT_LENGTH;
-  if (!Number.isSafeInteger(max) || max < 1) {
-    throw new ConfigurationError(`maxEventLength must be a positive integer, got ${String(value)}`);
-  }
-  return max;
+  return integerOption('maxEventLength', value ?? DEFAULT_MAX_EVENT_LENGTH, 1, 'characters');
 }
 
 /**

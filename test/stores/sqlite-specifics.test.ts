@@ -265,7 +265,7 @@ describe('SqliteTaskStore file', () => {
     expect(await walBytesAfterWrites()).toBeGreaterThan(5 * 1024 * 1024);
     for (const checkpointPages of [0, -1, 1.5, Number.NaN]) {
       expect(() => SqliteTaskStore.open({ path, checkpointPages })).toThrow(
-        `checkpointPages must be a positive integer number of WAL pages, got ${checkpointPages}`,
+        `checkpointPages must be a positive integer (WAL pages); got ${checkpointPages}`,
       );
     }
     expect(existsSync(path)).toBe(false);

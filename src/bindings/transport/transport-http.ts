@@ -6,7 +6,8 @@
  */
 
 import { SseDecoder, SseEventTooLargeError, type SseEvent } from '../../protocol/sse-decoder.js';
-import { ConfigurationError } from '../../protocol/local-errors.js';
+import { integerOption } from '../../protocol/integer-option.js';
+import { readAtMost, TOO_LONG } from '../../protocol/bounded-read.js';
 import { ConnectionError, HttpStatusError, ProtocolViolationError } from './transport-errors.js';
 
 /** The longest body excerpt kept in error messages. */
@@ -49,13 +50,7 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
  * {@link DEFAULT_MAX_RESPONSE_BYTES}.
  */
 export function maxResponseBytesOf(value: number | undefined): number {
-  if (value === undefined) return DEFAULT_MAX_RESPONSE_BYTES;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigurationError(
-      `maxResponseBytes must be a positive integer number of bytes, got ${String(value)}`,
-    );
-  }
-  return value;
+  return integerOption('maxResponseBytes', value ?? DEFAULT_MAX_RESPONSE_BYTES, 1, 'bytes');
 }
 
 /**
@@ -68,43 +63,22 @@ export async function readBodyText(
   request: Request,
   maxBytes: number = DEFAULT_MAX_RESPONSE_BYTES,
 ): Promise<string> {
-  const body = response.body;
-  if (body === null) return '';
-  const reader = (body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  for (;;) {
-    let chunk: Awaited<ReturnType<typeof reader.read>>;
-    try {
-      chunk = await reader.read();
-    } catch (error) {
-      throw readFailure(error, request);
-    }
-    if (chunk.done) break;
-    length += chunk.value.byteLength;
-    if (length > maxBytes) {
-      if (!request.signal.aborted) await reader.cancel();
-      throw new ProtocolViolationError(
-        `The response of ${describeRequest(request)} is longer than ${maxBytes} bytes (maxResponseBytes); it was not read to its end`,
-        [],
-      );
-    }
-    chunks.push(chunk.value);
+  let bytes: Uint8Array | typeof TOO_LONG;
+  try {
+    bytes = await readAtMost(response.body as ReadableStream<Uint8Array> | null, maxBytes);
+  } catch (error) {
+    throw readFailure(error, request);
   }
-  return utf8.decode(chunks.length === 1 ? chunks[0] : concat(chunks, length));
+  if (bytes === TOO_LONG) {
+    throw new ProtocolViolationError(
+      `The response of ${describeRequest(request)} is longer than ${maxBytes} bytes (maxResponseBytes); it was not read to its end`,
+      [],
+    );
+  }
+  return utf8.decode(bytes);
 }
 
 const utf8 = new TextDecoder();
-
-function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
-  const whole = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    whole.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return whole;
-}
 
 /** Parses a body that must be JSON. */
 export function parseJsonBody(text: string, request: Request): unknown {

@@ -16,6 +16,7 @@
 
 import { Pool } from 'pg';
 import { ConfigurationError } from '../../protocol/local-errors.js';
+import { integerOption } from '../../protocol/integer-option.js';
 import type {
   AppendRequest,
   AppendResult,
@@ -68,16 +69,6 @@ export interface PostgresTaskStoreOptions {
 
 const ignoreError: PostgresErrorHandler = () => {};
 
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new ConfigurationError(
-      `PostgresTaskStore option ${name} is ${value}; set a positive integer`,
-    );
-  }
-  return value;
-}
-
 /** The PostgreSQL task store. Create it with {@link PostgresTaskStore.open}. */
 export class PostgresTaskStore implements TaskStore {
   readonly #db: PostgresDatabase;
@@ -102,9 +93,14 @@ export class PostgresTaskStore implements TaskStore {
       );
     }
     const names = postgresNames(options.schema ?? 'tandem');
-    const poolSize = positiveInteger('poolSize', options.poolSize, 10);
-    const reconnectMinMs = positiveInteger('reconnectMinMs', options.reconnectMinMs, 100);
-    const reconnectMaxMs = positiveInteger('reconnectMaxMs', options.reconnectMaxMs, 10_000);
+    const poolSize = integerOption('poolSize', options.poolSize ?? 10, 1, 'connections');
+    const reconnectMinMs = integerOption('reconnectMinMs', options.reconnectMinMs ?? 100, 1, 'ms');
+    const reconnectMaxMs = integerOption(
+      'reconnectMaxMs',
+      options.reconnectMaxMs ?? 10_000,
+      1,
+      'ms',
+    );
     const onError = options.onError ?? ignoreError;
     const { connectionString } = options;
     const pool = new Pool({ connectionString, max: poolSize, application_name: 'tandem' });

@@ -26,6 +26,7 @@
 import { resolve as resolvePath } from 'node:path';
 import Database from 'better-sqlite3';
 import { ConfigurationError, UsageError } from '../../protocol/local-errors.js';
+import { integerOption } from '../../protocol/integer-option.js';
 import type {
   AppendRequest,
   AppendResult,
@@ -266,11 +267,5 @@ function explainOpenError(error: unknown, path: string): unknown {
 }
 
 function checkpointPagesOf(pages: number | undefined): number {
-  if (pages === undefined) return DEFAULT_CHECKPOINT_PAGES;
-  if (!Number.isSafeInteger(pages) || pages < 1) {
-    throw new ConfigurationError(
-      `checkpointPages must be a positive integer number of WAL pages, got ${String(pages)}`,
-    );
-  }
-  return pages;
+  return integerOption('checkpointPages', pages ?? DEFAULT_CHECKPOINT_PAGES, 1, 'WAL pages');
 }
