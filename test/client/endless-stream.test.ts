@@ -3,7 +3,6 @@
  * stream with a clear error and close the connection, not buffer without end.
  */
 
-import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import {
   ConfigurationError,
@@ -13,40 +12,23 @@ import {
   type ClientOptions,
 } from '../../src/client.js';
 import { DEFAULT_MAX_EVENT_LENGTH } from '../../src/index.js';
-import { cardWith, collect, startRawServer } from './support.js';
+import { cardWith, collect, startRawServer, writeEndlessly } from './support.js';
 
 const MiB = 1024 * 1024;
 /** The server stops on its own past this, so a client without a limit fails the test, not CI. */
 const GIVE_UP_AFTER = DEFAULT_MAX_EVENT_LENGTH + 16 * MiB;
-
-/** Writes `piece` after `prefix` until the client hangs up or `GIVE_UP_AFTER` characters went. */
-function writeEndlessly(res: ServerResponse, prefix: string, piece: string): Promise<number> {
-  return new Promise((resolve) => {
-    let sent = 0;
-    let closed = false;
-    res.on('close', () => {
-      closed = true;
-      resolve(sent);
-    });
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(prefix);
-    const pump = (): void => {
-      while (!closed && sent < GIVE_UP_AFTER) {
-        sent += piece.length;
-        if (!res.write(piece)) return void res.once('drain', pump);
-      }
-      if (!closed) res.end();
-    };
-    pump();
-  });
-}
 
 async function endlessAgent(prefix: string, piece: string, options: ClientOptions = {}) {
   const card = cardWith([{ url: '/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
   let sent: Promise<number> | undefined;
   const server = await startRawServer((request, res) => {
     if (request.method === 'GET') return void res.writeHead(200).end(JSON.stringify(card));
-    sent = writeEndlessly(res, prefix, piece);
+    sent = writeEndlessly(res, {
+      contentType: 'text/event-stream',
+      prefix,
+      piece,
+      giveUpAfter: GIVE_UP_AFTER,
+    });
   });
   const client = await createClient(server.url, { cardResolver: createCardResolver(), ...options });
   return { client, server, sent: () => sent };

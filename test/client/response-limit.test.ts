@@ -15,37 +15,11 @@ import {
   ProtocolViolationError,
   type ClientOptions,
 } from '../../src/client.js';
-import { cardWith, startRawServer, type SeenRequest } from './support.js';
+import { cardWith, startRawServer, writeEndlessly, type SeenRequest } from './support.js';
 
 const MiB = 1024 * 1024;
 /** The server stops on its own past this, so a client without a limit fails the test, not CI. */
 const GIVE_UP_AFTER = DEFAULT_MAX_RESPONSE_BYTES + 16 * MiB;
-
-/** Writes `piece` until the client hangs up or `GIVE_UP_AFTER` bytes went; resolves with them. */
-function writeEndlessly(
-  res: ServerResponse,
-  status: number,
-  contentType: string,
-  piece: string,
-): Promise<number> {
-  return new Promise((resolve) => {
-    let sent = 0;
-    let closed = false;
-    res.on('close', () => {
-      closed = true;
-      resolve(sent);
-    });
-    res.writeHead(status, { 'content-type': contentType });
-    const pump = (): void => {
-      while (!closed && sent < GIVE_UP_AFTER) {
-        sent += piece.length;
-        if (!res.write(piece)) return void res.once('drain', pump);
-      }
-      if (!closed) res.end();
-    };
-    pump();
-  });
-}
 
 const JSONRPC = [{ url: '/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }];
 const REST = [{ url: '/rest', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }];
@@ -70,12 +44,11 @@ describe('an answer longer than maxResponseBytes', () => {
   it('fails a JSON-RPC call whose answer never ends, at the default limit, and hangs up', async () => {
     let sent: Promise<number> | undefined;
     const { client } = await agentAnswering(JSONRPC, (_request, res) => {
-      sent = writeEndlessly(
-        res,
-        200,
-        'application/json',
-        `{"jsonrpc":"2.0","id":1,"result":"${'x'.repeat(MiB)}`,
-      );
+      sent = writeEndlessly(res, {
+        contentType: 'application/json',
+        piece: `{"jsonrpc":"2.0","id":1,"result":"${'x'.repeat(MiB)}`,
+        giveUpAfter: GIVE_UP_AFTER,
+      });
     });
     const error = await client.getTask({ id: 't1' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProtocolViolationError);
@@ -118,7 +91,12 @@ describe('an answer longer than maxResponseBytes', () => {
     const { client } = await agentAnswering(
       REST,
       (_request, res) => {
-        sent = writeEndlessly(res, 500, 'text/html', `<p>${'oops '.repeat(1000)}</p>`);
+        sent = writeEndlessly(res, {
+          status: 500,
+          contentType: 'text/html',
+          piece: `<p>${'oops '.repeat(1000)}</p>`,
+          giveUpAfter: GIVE_UP_AFTER,
+        });
       },
       { maxResponseBytes: 64 * 1024, retry: false },
     );
@@ -131,7 +109,11 @@ describe('an answer longer than maxResponseBytes', () => {
   it('fails the card of an agent with an AgentCardError naming the card', async () => {
     let sent: Promise<number> | undefined;
     const server = await startRawServer((_request, res) => {
-      sent = writeEndlessly(res, 200, 'application/json', `{"name":"${'n'.repeat(MiB)}`);
+      sent = writeEndlessly(res, {
+        contentType: 'application/json',
+        piece: `{"name":"${'n'.repeat(MiB)}`,
+        giveUpAfter: GIVE_UP_AFTER,
+      });
     });
     const error = await createClient(server.url, {
       cardResolver: createCardResolver(),

@@ -294,3 +294,40 @@ export async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
   for await (const item of stream) items.push(item);
   return items;
 }
+
+/** What {@link writeEndlessly} writes. */
+export interface EndlessAnswer {
+  readonly status?: number;
+  readonly contentType: string;
+  /** Written once, before the pieces. */
+  readonly prefix?: string;
+  /** Written again and again. */
+  readonly piece: string;
+  /** The server stops on its own past this many characters, so a client without a limit fails the test, not CI. */
+  readonly giveUpAfter: number;
+}
+
+/**
+ * Answers with `prefix`, then `piece` over and over, until the client hangs up or `giveUpAfter`
+ * characters of pieces went; resolves with how many went, so a test can show the client stopped early.
+ */
+export function writeEndlessly(res: ServerResponse, answer: EndlessAnswer): Promise<number> {
+  return new Promise((resolve) => {
+    let sent = 0;
+    let closed = false;
+    res.on('close', () => {
+      closed = true;
+      resolve(sent);
+    });
+    res.writeHead(answer.status ?? 200, { 'content-type': answer.contentType });
+    if (answer.prefix !== undefined) res.write(answer.prefix);
+    const pump = (): void => {
+      while (!closed && sent < answer.giveUpAfter) {
+        sent += answer.piece.length;
+        if (!res.write(answer.piece)) return void res.once('drain', pump);
+      }
+      if (!closed) res.end();
+    };
+    pump();
+  });
+}

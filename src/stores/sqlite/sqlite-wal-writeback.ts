@@ -55,14 +55,14 @@ export class SqliteWalWriteback {
   #fd: number | undefined;
   /** A commit happened since the running or last flush started. */
   #unflushed = false;
-  #flushing = false;
+  /** The running flush, settling when it ends; `undefined` between flushes. */
+  #flush: Promise<void> | undefined;
   #lastStart = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | undefined;
   /** Closed, or stopped by an error. */
   #stopped = false;
-  #onIdle: (() => void) | undefined;
-  #closing: Promise<void> | undefined;
-  #closedAfterFlush: Promise<void> | undefined;
+  /** Settles once the running flush ended and the descriptor is closed. */
+  #closed: Promise<void> | undefined;
 
   constructor(options: SqliteWalWritebackOptions) {
     this.#walPath = options.walPath;
@@ -86,15 +86,12 @@ export class SqliteWalWriteback {
     this.#stopped = true;
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (!this.#flushing) return this.#closeFile();
-    this.#closedAfterFlush ??= new Promise<void>((resolve) => {
-      this.#onIdle = () => void this.#closeFile().then(resolve);
-    });
-    return this.#closedAfterFlush;
+    this.#closed ??= (this.#flush ?? Promise.resolve()).then(() => this.#closeFile());
+    return this.#closed;
   }
 
   #schedule(): void {
-    if (this.#flushing || this.#timer !== undefined) return;
+    if (this.#flush !== undefined || this.#timer !== undefined) return;
     const wait = this.#lastStart + this.#intervalMs - performance.now();
     if (wait > 0) {
       this.#timer = setTimeout(this.#start, wait);
@@ -116,16 +113,15 @@ export class SqliteWalWriteback {
       return;
     }
     this.#unflushed = false;
-    this.#flushing = true;
     this.#lastStart = performance.now();
-    this.#sync(fd, this.#flushed);
-  };
-
-  readonly #flushed = (error: NodeJS.ErrnoException | null): void => {
-    this.#flushing = false;
-    if (error !== null) this.#fail(error);
-    if (this.#onIdle !== undefined) this.#onIdle();
-    else if (this.#unflushed && !this.#stopped) this.#schedule();
+    let ended!: () => void;
+    this.#flush = new Promise<void>((resolve) => (ended = resolve));
+    this.#sync(fd, (error) => {
+      this.#flush = undefined;
+      ended();
+      if (error !== null) this.#fail(error);
+      else if (this.#unflushed && !this.#stopped) this.#schedule();
+    });
   };
 
   /**
@@ -133,27 +129,24 @@ export class SqliteWalWriteback {
    * fail too and the writes that depend on them reject.
    */
   #fail(error: unknown): void {
-    this.#stopped = true;
     this.#onError(
       new StorageError(
         `Background flush of the SQLite WAL ${this.#walPath} stopped: ${asError(error).message}`,
         { cause: error },
       ),
     );
-    if (!this.#flushing) void this.#closeFile();
+    void this.close();
   }
 
-  /** Closes the descriptor once; every caller waits for the same close. */
   #closeFile(): Promise<void> {
     const fd = this.#fd;
-    if (fd === undefined) return this.#closing ?? Promise.resolve();
+    if (fd === undefined) return Promise.resolve();
     this.#fd = undefined;
-    this.#closing = new Promise<void>((resolve) => {
+    return new Promise<void>((resolve) => {
       closeFile(fd, (error) => {
         if (error !== null) this.#onError(error);
         resolve();
       });
     });
-    return this.#closing;
   }
 }
