@@ -10,15 +10,10 @@
  * answers `undefined`).
  */
 
-import type { StreamResponse, Task, TaskState, TaskStatus } from '../protocol/generated/types.js';
+import type { Task, TaskStatus } from '../protocol/generated/types.js';
 import { isTerminalState } from '../protocol/task-state.js';
-import {
-  applyMutation,
-  statusTimeOf,
-  viewOfTask,
-  type MutableTaskProjection,
-} from './task-projection.js';
-import { TaskOrderIndex, type OrderKey } from './task-order-index.js';
+import { applyMutation, statusTimeOf } from './task-projection.js';
+import { TaskOrderIndex } from './task-order-index.js';
 import type {
   AppendRequest,
   AppendResult,
@@ -34,38 +29,15 @@ import type {
 } from './task-store.js';
 import { artifactWithParts } from '../protocol/copies.js';
 import { createEventsProblem, lastSeqOf, PayloadLogEntry } from './task-log.js';
-
-/** A task that may still change, or finished recently: full projection and log. */
-interface LiveTask extends MutableTaskProjection, OrderKey {
-  readonly compact: false;
-  readonly scope: TaskScope;
-  readonly scopeKey: string;
-  statusTime: number;
-  seq: number;
-  /** The payload of every event, in order: event `seq` is at index `seq - 1`. */
-  readonly log: StreamResponse[];
-  leaseHolder: string | undefined;
-  leaseExpiresAt: number;
-  /**
-   * The JSON of the final projection, made when the task finishes — while its objects are still
-   * in the CPU cache, several times cheaper than when it is compacted later.
-   */
-  json: string | undefined;
-}
-
-/** A finished task whose log is no longer kept: the JSON of its final projection. */
-interface CompactTask extends OrderKey {
-  readonly compact: true;
-  readonly scope: TaskScope;
-  readonly scopeKey: string;
-  readonly contextId: string;
-  readonly statusTime: number;
-  readonly seq: number;
-  readonly state: TaskState;
-  readonly json: string;
-}
-
-type StoredEntry = LiveTask | CompactTask;
+import {
+  compactEntry,
+  isFullView,
+  projectionJson,
+  stateOf,
+  viewOf,
+  type LiveTask,
+  type StoredEntry,
+} from './memory-task-entries.js';
 
 /** Options of {@link MemoryTaskStore}. */
 export interface MemoryTaskStoreOptions {
@@ -75,43 +47,6 @@ export interface MemoryTaskStoreOptions {
    * die young instead of being promoted and collected later at a much higher cost.
    */
   readonly retainedLogs?: number;
-}
-
-/** The JSON of a task's full projection; its own arrays serialize as they are, without copies. */
-function projectionJson(task: LiveTask): string {
-  const { id, contextId, status, artifacts, history, metadata } = task;
-  return JSON.stringify(
-    metadata === undefined
-      ? { id, contextId, status, artifacts, history }
-      : { id, contextId, status, artifacts, history, metadata },
-  );
-}
-
-function stateOf(entry: StoredEntry): TaskState {
-  return entry.compact ? entry.state : entry.status.state;
-}
-
-/** Whether a view is the whole projection, as the task's stored JSON holds it. */
-function isFullView(view: TaskViewOptions | undefined): boolean {
-  return (
-    view === undefined || (view.historyLength === undefined && view.includeArtifacts !== false)
-  );
-}
-
-function viewOf(entry: StoredEntry, view: TaskViewOptions | undefined): Task {
-  if (!entry.compact) return viewOfTask(entry, view);
-  const task = JSON.parse(entry.json) as Task;
-  return viewOfTask(
-    {
-      id: task.id,
-      contextId: entry.contextId,
-      status: task.status,
-      history: task.history ?? [],
-      artifacts: task.artifacts ?? [],
-      metadata: task.metadata,
-    },
-    view,
-  );
 }
 
 /**
@@ -268,17 +203,7 @@ export class MemoryTaskStore implements TaskStore {
     const task = this.#tasks.get(taskId);
     // The id may have been purged and reused by a task still running since it was queued.
     if (task === undefined || task.compact || !isTerminalState(task.status.state)) return;
-    const compact: CompactTask = {
-      compact: true,
-      id: task.id,
-      scope: task.scope,
-      scopeKey: task.scopeKey,
-      contextId: task.contextId,
-      statusTime: task.statusTime,
-      seq: task.seq,
-      state: task.status.state,
-      json: task.json ?? projectionJson(task),
-    };
+    const compact = compactEntry(task);
     this.#tasks.set(taskId, compact);
     this.#indexOf(task.scopeKey).replace(task, compact);
   }
