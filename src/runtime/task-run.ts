@@ -44,6 +44,7 @@ import { streamEvent } from './stream-event.js';
 import { resumeChange, statusChange, targetStateOf, type TaskChange } from './task-changes.js';
 import { submittedTask, taskCreation } from './task-creation.js';
 import type { TaskEventHub } from './task-event-hub.js';
+import { SerialQueue } from './serial-queue.js';
 import { WRITE_AHEAD_LIMIT, WriteAhead } from './write-ahead.js';
 
 /** What a run needs from the runtime around it. */
@@ -83,8 +84,8 @@ export class TaskRun {
   readonly #deps: TaskRunDependencies;
   #seq: number;
   #state: TaskState;
-  #tail: Promise<unknown> = Promise.resolve();
-  #pending = 0;
+  /** The writes, applied one after another. */
+  readonly #queue = new SerialQueue();
   #stopped = false;
   /** A cancel is queued: the run settles when its CANCELED status is stored, not before. */
   #cancelPending = 0;
@@ -187,22 +188,9 @@ export class TaskRun {
     this.#checkSettled();
   }
 
-  #enqueue<T>(write: () => Promise<T>): Promise<T> {
-    // An idle run writes at once; a busy one queues behind the writes already accepted.
-    const result = this.#pending === 0 ? write() : this.#tail.then(write);
-    this.#pending++;
-    // The queue must go on after a failed write; the failure itself reaches `result`'s caller.
-    this.#tail = result.then(this.#done, this.#done);
-    return result;
-  }
-
-  readonly #done = (): void => {
-    this.#pending--;
-  };
-
   /** Resolves when every write queued so far has settled. */
   idle(): Promise<void> {
-    return this.#pending === 0 ? Promise.resolve() : this.#tail.then(ignore);
+    return this.#queue.idle();
   }
 
   /**
@@ -242,8 +230,8 @@ export class TaskRun {
     let settleWrite!: (outcome: Promise<WriteOutcome>) => void;
     const written = new Promise<WriteOutcome>((resolve) => (settleWrite = resolve));
     // The creation is sent ahead only when it is the run's first write, as it always is.
-    const ahead = this.#pending === 0 && this.#deps.store.appliesWritesInOrder === true;
-    const created = this.#enqueue(() => {
+    const ahead = this.#queue.pending === 0 && this.#deps.store.appliesWritesInOrder === true;
+    const created = this.#queue.run(() => {
       const task = submittedTask(this.taskId, this.contextId, userMessage);
       let change: TaskChange | undefined;
       let refused: Error | undefined;
@@ -317,14 +305,14 @@ export class TaskRun {
     const unreported = this.#ahead.takeUnreported();
     if (unreported !== undefined) return Promise.reject(unreported);
     if (this.#canWriteAhead()) return this.#writeAhead(build);
-    return this.#enqueue(() => this.#tryWrite(build));
+    return this.#queue.run(() => this.#tryWrite(build));
   }
 
   #canWriteAhead(): boolean {
     return (
       this.#deps.store.appliesWritesInOrder === true &&
       !this.#stopped &&
-      this.#pending === this.#ahead.count &&
+      this.#queue.pending === this.#ahead.count &&
       !this.#ahead.failing
     );
   }
@@ -352,7 +340,7 @@ export class TaskRun {
       (result): SentAhead => ({ result }),
       (error: unknown): SentAhead => ({ error: asError(error) }),
     );
-    const handled = this.#enqueue(() =>
+    const handled = this.#queue.run(() =>
       settled.then(({ result, error }) => {
         if (error !== undefined) {
           this.#ahead.failed(error, expectedSeq, waits);
@@ -425,7 +413,7 @@ export class TaskRun {
    * no retry. Used to fail orphaned tasks without racing a live execution.
    */
   writeIfUnchanged(change: TaskChange): Promise<WriteOutcome> {
-    return this.#enqueue(async () => ((await this.#append(change)) ? 'applied' : 'dropped'));
+    return this.#queue.run(async () => ((await this.#append(change)) ? 'applied' : 'dropped'));
   }
 
   /**
@@ -433,7 +421,7 @@ export class TaskRun {
    * signal) if the task has ended, e.g. canceled through another replica.
    */
   refresh(): Promise<void> {
-    return this.#enqueue(async () => {
+    return this.#queue.run(async () => {
       await this.#reloadAndCheckEnded();
     });
   }
@@ -444,7 +432,7 @@ export class TaskRun {
    * first — so that a task never has two executions.
    */
   resume(userMessage: Message): Promise<boolean> {
-    return this.#enqueue(async () => {
+    return this.#queue.run(async () => {
       for (;;) {
         if (!isInterruptedState(this.#state)) return false;
         if (await this.#append(resumeChange(this.taskId, this.contextId, userMessage))) return true;
@@ -460,7 +448,7 @@ export class TaskRun {
   cancel(): Promise<boolean> {
     this.#cancelPending++;
     this.#stop();
-    const canceled = this.#enqueue(async () => {
+    const canceled = this.#queue.run(async () => {
       for (;;) {
         if (isTerminalState(this.#state)) return false;
         const change = statusChange(this.taskId, this.contextId, 'TASK_STATE_CANCELED', undefined);
