@@ -43,7 +43,7 @@ import {
   type RuntimeCard,
 } from './agent-capabilities.js';
 import type { CallContext } from './call-context.js';
-import { decodePageToken, encodePageToken } from './list-page-token.js';
+import { listTasks } from './list-tasks.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { A2ARequestHandler, EventStream } from './request-handler.js';
 import { streamEvent, type StreamEvent } from './stream-event.js';
@@ -78,8 +78,6 @@ export interface RequestHandlerOptions {
    */
   readonly resumeWaitMs?: number;
 }
-
-const DEFAULT_PAGE_SIZE = 50;
 
 /** How long executions may take to return once their task was canceled at shutdown. */
 const SHUTDOWN_GRACE_MS = 1_000;
@@ -264,38 +262,8 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     return taskOf(await this.#getStored(call, request.id, request.historyLength));
   }
 
-  async listTasks(call: CallContext, request: ListTasksRequest): Promise<ListTasksResponse> {
-    const state = request.status === 'TASK_STATE_UNSPECIFIED' ? undefined : request.status;
-    const contextId = request.contextId === '' ? undefined : request.contextId;
-    const statusTimeFrom =
-      request.statusTimestampAfter === undefined
-        ? undefined
-        : Date.parse(request.statusTimestampAfter);
-    const scope = this.#scope(call);
-    const filters = { scope, contextId, state, statusTimeFrom };
-    const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
-    const token =
-      request.pageToken === undefined || request.pageToken === ''
-        ? undefined
-        : decodePageToken(request.pageToken, filters);
-    const page = await this.#store.listTasks(scope, {
-      pageSize,
-      includeArtifacts: request.includeArtifacts === true,
-      countTotal: token === undefined,
-      ...(contextId === undefined ? {} : { contextId }),
-      ...(state === undefined ? {} : { state }),
-      ...(statusTimeFrom === undefined ? {} : { statusTimeFrom }),
-      ...(token === undefined ? {} : { after: token.cursor }),
-      ...(request.historyLength === undefined ? {} : { historyLength: request.historyLength }),
-    });
-    const totalSize = token?.totalSize ?? page.totalSize ?? 0;
-    return {
-      tasks: page.tasks,
-      nextPageToken:
-        page.next === undefined ? '' : encodePageToken({ cursor: page.next, totalSize }, filters),
-      pageSize,
-      totalSize,
-    };
+  listTasks(call: CallContext, request: ListTasksRequest): Promise<ListTasksResponse> {
+    return listTasks(this.#store, this.#scope(call), request);
   }
 
   async cancelTask(call: CallContext, request: CancelTaskRequest): Promise<Task> {
