@@ -17,7 +17,6 @@ import { SqliteTaskStore } from '../../src/stores/sqlite/sqlite-task-store.js';
 import type { TaskListQuery, TaskStore } from '../../src/stores/task-store.js';
 import {
   T0,
-  TaskWriter,
   createRequest,
   createTask,
   logEntry,
@@ -162,56 +161,6 @@ describe('SqliteTaskStore file', () => {
       'task_history',
       'tasks',
     ]);
-    db.close();
-  });
-
-  it('migrates a version 1 file: its tasks stay, its indexes become those of today', async () => {
-    const store = SqliteTaskStore.open({ path });
-    const writer = await createTask(store, 't1', {
-      artifacts: [{ artifactId: 'a', parts: [textPart('x')] }],
-    });
-    await createTask(store, 't2', { time: T0 + 5 });
-    await store.close();
-    // Back to what version 1 left: its artifact index, its descending listing indexes, the version.
-    const old = new Database(path);
-    old.exec(`
-      CREATE INDEX task_artifacts_by_id ON task_artifacts (task_id, artifact_id);
-      DROP INDEX tasks_by_scope;
-      DROP INDEX tasks_by_context;
-      DROP INDEX tasks_by_state;
-      CREATE INDEX tasks_by_scope ON tasks (agent, tenant, owner, status_time DESC, id DESC);
-      CREATE INDEX tasks_by_context
-        ON tasks (agent, tenant, owner, context_id, status_time DESC, id DESC);
-      CREATE INDEX tasks_by_state
-        ON tasks (agent, tenant, owner, state, status_time DESC, id DESC);
-    `);
-    old.pragma('user_version = 1');
-    old.close();
-    const migrated = SqliteTaskStore.open({ path });
-    expect((await migrated.getTask(scope, 't1'))?.task.artifacts).toEqual([
-      { artifactId: 'a', parts: [textPart('x')] },
-    ]);
-    const page = await migrated.listTasks(scope, { pageSize: 10 });
-    expect(page.tasks.map((task) => task.id)).toEqual(['t2', 't1']);
-    const next = new TaskWriter(migrated, scope, writer.taskId, writer.contextId);
-    expect((await next.artifact({ artifactId: 'a', parts: [textPart('y')] }, true)).ok).toBe(true);
-    await migrated.close();
-    const db = new Database(path, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(SQLITE_MIGRATIONS.length);
-    const indexes = db
-      .prepare<[], string>("SELECT name FROM sqlite_schema WHERE type = 'index' ORDER BY name")
-      .pluck()
-      .all();
-    expect(indexes).not.toContain('task_artifacts_by_id');
-    for (const name of ['tasks_by_scope', 'tasks_by_context', 'tasks_by_state']) {
-      expect(indexes).toContain(name);
-      const descending = db
-        .prepare<[string], number>('SELECT "desc" FROM pragma_index_xinfo(?) WHERE key = 1')
-        .pluck()
-        .all(name);
-      expect(descending.every((flag) => flag === 0)).toBe(true);
-    }
-    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
     db.close();
   });
 

@@ -11,9 +11,11 @@
  */
 
 import type Database from 'better-sqlite3';
+import { firstChildKeySql } from './sqlite-task-keys.js';
 
 /** Every column of a new task row. */
 export interface TaskRow {
+  readonly key: number;
   readonly id: string;
   readonly agent: string;
   readonly tenant: string;
@@ -51,6 +53,31 @@ export interface ArtifactRowUpdate {
   readonly partCount: number;
 }
 
+/** An artifact row's update, with the key of its task. */
+interface PendingArtifactUpdate extends ArtifactRowUpdate {
+  readonly taskKey: number;
+}
+
+/** The values of {@link TaskRow} in the order of the INSERT's columns. */
+type TaskRowValues = [
+  key: number,
+  id: string,
+  agent: string,
+  tenant: string,
+  owner: string,
+  contextId: string,
+  state: string,
+  statusTime: number,
+  status: string,
+  metadata: string | null,
+  seq: number,
+  historyCount: number,
+  artifactCount: number,
+  leaseHolder: string | null,
+  leaseExpiresAt: number,
+  now: number,
+];
+
 /** Task and artifact rows waiting for the end of the transaction. */
 export class SqliteDeferredRows {
   readonly #exists;
@@ -63,15 +90,15 @@ export class SqliteDeferredRows {
   /** Counters of existing task rows. */
   readonly #counters = new Map<string, TaskCounters>();
   /** Artifact rows, by task id then position. */
-  readonly #artifacts = new Map<string, Map<number, ArtifactRowUpdate>>();
+  readonly #artifacts = new Map<string, Map<number, PendingArtifactUpdate>>();
 
   constructor(db: Database.Database) {
     this.#exists = db.prepare<[string], number>('SELECT 1 FROM tasks WHERE id = ?').pluck();
-    this.#insertTask = db.prepare<[TaskRow]>(
-      `INSERT INTO tasks (id, agent, tenant, owner, context_id, state, status_time, status,
+    // Positional: binding fifteen values from an object costs a property lookup by name each.
+    this.#insertTask = db.prepare<TaskRowValues>(
+      `INSERT INTO tasks (key, id, agent, tenant, owner, context_id, state, status_time, status,
          metadata, seq, history_count, artifact_count, lease_holder, lease_expires_at, created_at)
-       VALUES (@id, @agent, @tenant, @owner, @contextId, @state, @statusTime, @status,
-         @metadata, @seq, @historyCount, @artifactCount, @leaseHolder, @leaseExpiresAt, @now)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.#updateTask = db.prepare<[TaskCounters & { id: string }]>(
       `UPDATE tasks SET seq = @seq, history_count = @historyCount, artifact_count = @artifactCount
@@ -83,8 +110,8 @@ export class SqliteDeferredRows {
          status = @status
        WHERE id = @id`,
     );
-    this.#updateArtifact = db.prepare<[string, number, string, number]>(
-      'UPDATE task_artifacts SET fields = ?, part_count = ? WHERE task_id = ? AND position = ?',
+    this.#updateArtifact = db.prepare<[string, number, number, number]>(
+      `UPDATE task_artifacts SET fields = ?, part_count = ? WHERE k = ${firstChildKeySql('?')} + ?`,
     );
   }
 
@@ -128,14 +155,14 @@ export class SqliteDeferredRows {
     row.status = status.status;
   }
 
-  /** New values for an artifact row. */
-  setArtifact(taskId: string, position: number, update: ArtifactRowUpdate): void {
+  /** New values for an artifact row of the task `taskId`, whose key is `taskKey`. */
+  setArtifact(taskId: string, taskKey: number, position: number, update: ArtifactRowUpdate): void {
     let rows = this.#artifacts.get(taskId);
     if (rows === undefined) {
       rows = new Map();
       this.#artifacts.set(taskId, rows);
     }
-    rows.set(position, update);
+    rows.set(position, { ...update, taskKey });
   }
 
   /** Writes everything deferred: last statements of the transaction. */
@@ -149,7 +176,24 @@ export class SqliteDeferredRows {
   writeTask(taskId: string): void {
     const row = this.#newRows.get(taskId);
     if (row !== undefined) {
-      this.#insertTask.run(row);
+      this.#insertTask.run(
+        row.key,
+        row.id,
+        row.agent,
+        row.tenant,
+        row.owner,
+        row.contextId,
+        row.state,
+        row.statusTime,
+        row.status,
+        row.metadata,
+        row.seq,
+        row.historyCount,
+        row.artifactCount,
+        row.leaseHolder,
+        row.leaseExpiresAt,
+        row.now,
+      );
       this.#newRows.delete(taskId);
     }
     const counters = this.#counters.get(taskId);
@@ -160,7 +204,7 @@ export class SqliteDeferredRows {
     const artifacts = this.#artifacts.get(taskId);
     if (artifacts !== undefined) {
       for (const [position, update] of artifacts) {
-        this.#updateArtifact.run(update.fields, update.partCount, taskId, position);
+        this.#updateArtifact.run(update.fields, update.partCount, update.taskKey, position);
       }
       this.#artifacts.delete(taskId);
     }

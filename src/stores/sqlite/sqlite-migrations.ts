@@ -30,9 +30,22 @@
  * Newest first is a backward scan of an ascending index, as cheap as a forward one; but a
  * descending index put every new task at the front of its range, where each page split leaves
  * half-empty pages behind, while an ascending one appends it, which SQLite packs full.
+ *
+ * Schema version 4 gives each task an integer `key` (`INTEGER PRIMARY KEY`, assigned in order of
+ * creation; the text id keeps its unique index) and makes the child tables rowid tables whose
+ * rowid `k` is `key << 24` plus the row's position — the seq of an event, the position of a
+ * message or an artifact, and for parts a serial number counted over all of a task's parts (their
+ * order within an artifact), with the artifact's position as a column. A task's rows stay one
+ * contiguous range, now of integers, and a new task's rows are appended at the end of each table,
+ * where SQLite's quick balance adds a page instead of rebalancing three (index B-trees, which a
+ * `WITHOUT ROWID` table is, never get it): ~25% less time in SQLite per short task and an 18%
+ * smaller file. The price is a bound: 2^24 - 1 (16,777,215) events, messages, artifacts and parts
+ * per task, and 2^39 tasks per file; a write past it is refused (see `sqlite-task-keys.ts`), and
+ * so is the migration of a file holding such a task.
  */
 
 import type Database from 'better-sqlite3';
+import { ConfigurationError } from '../../protocol/local-errors.js';
 import { pendingMigrations, type SchemaMigration } from '../sql/schema-migrations.js';
 
 /** The states a running execution holds a lease in; as an SQL list. */
@@ -128,12 +141,106 @@ export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
       CREATE INDEX tasks_by_state ON tasks (agent, tenant, owner, state, status_time, id);
     `,
   },
+  {
+    // See the module documentation. 16777215 is 2^24 - 1, the largest position a key can hold.
+    version: 4,
+    description: 'integer task keys; child rows keyed by task key and position, appended in order',
+    sql: `
+      CREATE TEMP TABLE v4_guard (ok INTEGER NOT NULL);
+      CREATE TEMP TRIGGER v4_guard_check BEFORE INSERT ON v4_guard WHEN NEW.ok = 0
+      BEGIN
+        SELECT RAISE(ABORT, 'a task holds more than 16777215 events, messages, artifacts or artifact parts, the most that schema version 4 can key; keep this file on the Tandem that wrote it');
+      END;
+      INSERT INTO v4_guard SELECT
+        NOT EXISTS (SELECT 1 FROM task_events WHERE seq > 16777215)
+        AND NOT EXISTS (SELECT 1 FROM task_history WHERE position > 16777215)
+        AND NOT EXISTS (SELECT 1 FROM task_artifacts WHERE position > 16777215)
+        AND NOT EXISTS (SELECT 1 FROM task_artifact_parts GROUP BY task_id HAVING count(*) > 16777216);
+      DROP TRIGGER v4_guard_check;
+      DROP TABLE v4_guard;
+
+      ALTER TABLE tasks RENAME TO v3_tasks;
+      ALTER TABLE task_history RENAME TO v3_task_history;
+      ALTER TABLE task_artifacts RENAME TO v3_task_artifacts;
+      ALTER TABLE task_artifact_parts RENAME TO v3_task_artifact_parts;
+      ALTER TABLE task_events RENAME TO v3_task_events;
+
+      CREATE TABLE tasks (
+        key INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        agent TEXT NOT NULL,
+        tenant TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        context_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        status_time INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        metadata TEXT,
+        seq INTEGER NOT NULL,
+        history_count INTEGER NOT NULL,
+        artifact_count INTEGER NOT NULL,
+        lease_holder TEXT,
+        lease_expires_at INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE TABLE task_history (k INTEGER PRIMARY KEY, message TEXT NOT NULL) STRICT;
+      CREATE TABLE task_artifacts (
+        k INTEGER PRIMARY KEY,
+        artifact_id TEXT NOT NULL,
+        fields TEXT NOT NULL,
+        part_count INTEGER NOT NULL
+      ) STRICT;
+      CREATE TABLE task_artifact_parts (
+        k INTEGER PRIMARY KEY,
+        artifact_position INTEGER NOT NULL,
+        part TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE task_events (k INTEGER PRIMARY KEY, event TEXT NOT NULL) STRICT;
+
+      INSERT INTO tasks (id, agent, tenant, owner, context_id, state, status_time, status,
+          metadata, seq, history_count, artifact_count, lease_holder, lease_expires_at, created_at)
+        SELECT id, agent, tenant, owner, context_id, state, status_time, status, metadata, seq,
+          history_count, artifact_count, lease_holder, lease_expires_at, created_at
+        FROM v3_tasks ORDER BY created_at, id;
+      INSERT INTO task_history (k, message)
+        SELECT (t.key << 24) + h.position, h.message
+        FROM v3_task_history AS h JOIN tasks AS t ON t.id = h.task_id ORDER BY 1;
+      INSERT INTO task_artifacts (k, artifact_id, fields, part_count)
+        SELECT (t.key << 24) + a.position, a.artifact_id, a.fields, a.part_count
+        FROM v3_task_artifacts AS a JOIN tasks AS t ON t.id = a.task_id ORDER BY 1;
+      INSERT INTO task_artifact_parts (k, artifact_position, part)
+        SELECT (t.key << 24) - 1
+            + row_number() OVER (PARTITION BY p.task_id ORDER BY p.artifact_position, p.position),
+          p.artifact_position, p.part
+        FROM v3_task_artifact_parts AS p JOIN tasks AS t ON t.id = p.task_id ORDER BY 1;
+      INSERT INTO task_events (k, event)
+        SELECT (t.key << 24) + e.seq, e.event
+        FROM v3_task_events AS e JOIN tasks AS t ON t.id = e.task_id ORDER BY 1;
+
+      DROP TABLE v3_tasks;
+      DROP TABLE v3_task_history;
+      DROP TABLE v3_task_artifacts;
+      DROP TABLE v3_task_artifact_parts;
+      DROP TABLE v3_task_events;
+
+      CREATE INDEX tasks_by_scope ON tasks (agent, tenant, owner, status_time, id);
+      CREATE INDEX tasks_by_context ON tasks (agent, tenant, owner, context_id, status_time, id);
+      CREATE INDEX tasks_by_state ON tasks (agent, tenant, owner, state, status_time, id);
+      CREATE INDEX tasks_active_by_lease
+        ON tasks (lease_expires_at) WHERE state IN ${ACTIVE_STATES_SQL};
+      CREATE INDEX tasks_terminal_by_time
+        ON tasks (status_time) WHERE state IN ${TERMINAL_STATES_SQL};
+      CREATE INDEX tasks_by_lease_holder
+        ON tasks (lease_holder) WHERE lease_holder IS NOT NULL;
+    `,
+  },
 ];
 
 /**
  * Brings the database at `path` to the latest schema version, in one write transaction so that
- * two processes opening a new file at once cannot both migrate it. Throws a `ConfigurationError`
- * when the file was written by a newer Tandem. Returns the schema version.
+ * two processes opening a new file at once cannot both migrate it, and so that a migration that
+ * fails leaves the file as it was. Throws a `ConfigurationError` when the file was written by a
+ * newer Tandem, or when a migration fails (saying which and why). Returns the schema version.
  */
 export function migrateSqliteSchema(db: Database.Database, path: string): number {
   const migrate = db.transaction((): number => {
@@ -141,7 +248,14 @@ export function migrateSqliteSchema(db: Database.Database, path: string): number
     const current = typeof found === 'number' ? found : Number.NaN;
     const target = { name: path, kind: 'database file' };
     for (const migration of pendingMigrations(target, current, SQLITE_MIGRATIONS)) {
-      db.exec(migration.sql);
+      try {
+        db.exec(migration.sql);
+      } catch (error) {
+        throw new ConfigurationError(
+          `${path} cannot be migrated to schema version ${migration.version} (${migration.description}): ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
+      }
       db.pragma(`user_version = ${migration.version}`);
     }
     return SQLITE_MIGRATIONS.length;

@@ -4,9 +4,10 @@
  * A page of tasks costs a bounded number of statements whatever its size or the number of tasks:
  * the keyset query (`(status_time, id) < cursor ORDER BY status_time DESC, id DESC LIMIT n + 1`,
  * an index range scan), a `count(*)` for `totalSize`, then the history, the artifacts and their
- * parts of the whole page, one statement each, the page's ids passed as one JSON array. The
- * history cut (`historyLength = n`) is a range condition `position >= history_count - n` on the
- * history's primary key, so only the returned messages are read.
+ * parts of the whole page, one statement each, the page's ids passed as one JSON array. A task's
+ * child rows are one range of keys (`sqlite-task-keys.ts`), and the history cut
+ * (`historyLength = n`) starts that range at position `history_count - n`, so only the returned
+ * messages are read.
  */
 
 import type Database from 'better-sqlite3';
@@ -27,9 +28,15 @@ import {
   type ArtifactRow,
   type TaskRow,
 } from '../sql/task-rows.js';
+import { MAX_POSITION, childRangeSql, firstChildKeySql, positionSql } from './sqlite-task-keys.js';
 
 interface ListedRow extends TaskRow {
   readonly statusTime: number;
+}
+
+interface TaskRowWithKey extends ListedRow {
+  readonly key: number;
+  readonly historyCount: number;
 }
 
 interface ListParameters {
@@ -46,6 +53,9 @@ interface ListParameters {
 
 const TASK_COLUMNS = `id, context_id AS contextId, state, status, metadata, seq,
   status_time AS statusTime`;
+
+/** The first key of the child rows of the task `t`. */
+const T_FIRST = firstChildKeySql('t.key');
 
 /** `n` for "every message": larger than any history, still an SQLite integer. */
 const ALL = Number.MAX_SAFE_INTEGER;
@@ -68,51 +78,63 @@ export class SqliteTaskReads {
 
   constructor(db: Database.Database) {
     this.#db = db;
-    this.#getTask = db.prepare<[string, string, string, string], ListedRow>(
-      `SELECT ${TASK_COLUMNS} FROM tasks
+    this.#getTask = db.prepare<[string, string, string, string], TaskRowWithKey>(
+      `SELECT ${TASK_COLUMNS}, key, history_count AS historyCount FROM tasks
        WHERE id = ? AND agent = ? AND tenant = ? AND owner = ?`,
     );
     this.#taskExists = db.prepare<[string], number>('SELECT 1 FROM tasks WHERE id = ?').pluck();
+    // max(0, …): a cut longer than the history must not reach into the previous task's keys.
     this.#pageHistory = db.prepare<
       [{ ids: string; historyLength: number }],
       { taskId: string; message: string }
     >(
-      `SELECT h.task_id AS taskId, h.message
+      `SELECT t.id AS taskId, h.message
        FROM json_each(@ids) AS page
        JOIN tasks AS t ON t.id = page.value
        JOIN task_history AS h
-         ON h.task_id = t.id AND h.position >= t.history_count - @historyLength
-       ORDER BY page.key, h.position`,
+         ON ${childRangeSql('h.k', 't.key')}
+           AND h.k >= ${T_FIRST} + max(0, t.history_count - @historyLength)
+       ORDER BY page.key, h.k`,
     );
     this.#pageArtifacts = db.prepare<[string], ArtifactRow & { taskId: string }>(
-      `SELECT a.task_id AS taskId, a.position, a.fields
-       FROM json_each(?) AS page JOIN task_artifacts AS a ON a.task_id = page.value
-       ORDER BY page.key, a.position`,
+      `SELECT t.id AS taskId, ${positionSql('a.k')} AS position, a.fields
+       FROM json_each(?) AS page
+       JOIN tasks AS t ON t.id = page.value
+       JOIN task_artifacts AS a ON ${childRangeSql('a.k', 't.key')}
+       ORDER BY page.key, a.k`,
     );
     this.#pageParts = db.prepare<
       [string],
       { taskId: string; artifactPosition: number; part: string }
     >(
-      `SELECT p.task_id AS taskId, p.artifact_position AS artifactPosition, p.part
-       FROM json_each(?) AS page JOIN task_artifact_parts AS p ON p.task_id = page.value
-       ORDER BY page.key, p.artifact_position, p.position`,
+      `SELECT t.id AS taskId, p.artifact_position AS artifactPosition, p.part
+       FROM json_each(?) AS page
+       JOIN tasks AS t ON t.id = page.value
+       JOIN task_artifact_parts AS p ON ${childRangeSql('p.k', 't.key')}
+       ORDER BY page.key, p.k`,
     );
-    this.#readEvents = db.prepare<[string, number, number], { seq: number; event: string }>(
-      'SELECT seq, event FROM task_events WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    this.#readEvents = db.prepare<[number, string, number], { seq: number; event: string }>(
+      `SELECT ${positionSql('e.k')} AS seq, e.event
+       FROM tasks AS t
+       JOIN task_events AS e ON ${childRangeSql('e.k', 't.key')} AND e.k > ${T_FIRST} + ?
+       WHERE t.id = ? ORDER BY e.k LIMIT ?`,
     );
+    // Plain `?` parameters, bound in order (better-sqlite3 binds `?1` by name, from an object).
+    const ofTask = childRangeSql('k', '?');
     this.#taskHistory = db
-      .prepare<[number, string], string>(
-        `SELECT h.message FROM tasks AS t
-       JOIN task_history AS h ON h.task_id = t.id AND h.position >= t.history_count - ?
-       WHERE t.id = ? ORDER BY h.position`,
+      .prepare<[number, number, number], string>(
+        `SELECT message FROM task_history
+         WHERE k >= ${firstChildKeySql('?')} + ? AND k < ${firstChildKeySql('(? + 1)')}
+         ORDER BY k`,
       )
       .pluck();
-    this.#taskArtifacts = db.prepare<[string], ArtifactRow>(
-      'SELECT position, fields FROM task_artifacts WHERE task_id = ? ORDER BY position',
+    this.#taskArtifacts = db.prepare<[number, number], ArtifactRow>(
+      `SELECT ${positionSql('k')} AS position, fields FROM task_artifacts
+       WHERE ${ofTask} ORDER BY k`,
     );
-    this.#taskParts = db.prepare<[string], { artifactPosition: number; part: string }>(
+    this.#taskParts = db.prepare<[number, number], { artifactPosition: number; part: string }>(
       `SELECT artifact_position AS artifactPosition, part FROM task_artifact_parts
-       WHERE task_id = ? ORDER BY artifact_position, position`,
+       WHERE ${ofTask} ORDER BY k`,
     );
   }
 
@@ -123,20 +145,25 @@ export class SqliteTaskReads {
   getTask(scope: TaskScope, taskId: string, view: TaskViewOptions = {}): StoredTask | undefined {
     const row = this.#getTask.get(taskId, scope.agent, scope.tenant, scope.owner);
     if (row === undefined) return undefined;
+    const { historyLength } = view;
     const history =
-      view.historyLength !== undefined && view.historyLength <= 0
+      historyLength !== undefined && historyLength <= 0
         ? undefined
-        : this.#taskHistory.all(view.historyLength ?? ALL, taskId);
-    const artifacts = view.includeArtifacts === false ? undefined : this.#artifactsOf(taskId);
+        : this.#taskHistory.all(
+            row.key,
+            historyLength === undefined ? 0 : Math.max(0, row.historyCount - historyLength),
+            row.key,
+          );
+    const artifacts = view.includeArtifacts === false ? undefined : this.#artifactsOf(row.key);
     return { task: taskFromRow(row, history, artifacts), seq: row.seq, state: taskStateOf(row) };
   }
 
-  #artifactsOf(taskId: string): Artifact[] {
-    const rows = this.#taskArtifacts.all(taskId);
+  #artifactsOf(taskKey: number): Artifact[] {
+    const rows = this.#taskArtifacts.all(taskKey, taskKey);
     if (rows.length === 0) return [];
     const parts: string[][] = rows.map(() => []);
     const slot = new Map(rows.map((row, i) => [row.position, i]));
-    for (const part of this.#taskParts.iterate(taskId)) {
+    for (const part of this.#taskParts.iterate(taskKey, taskKey)) {
       const i = slot.get(part.artifactPosition);
       if (i !== undefined) parts[i]?.push(part.part);
     }
@@ -176,7 +203,9 @@ export class SqliteTaskReads {
 
   readEvents(taskId: string, afterSeq: number, limit: number): TaskLogEntry[] | undefined {
     const count = limit > 0 ? Math.min(Math.floor(limit), ALL) : 0;
-    const rows = count === 0 ? [] : this.#readEvents.all(taskId, afterSeq, count);
+    // Within the task's keys: a seq below 0 reads from the start, one past the last reads nothing.
+    const after = Math.min(Math.max(afterSeq, 0), MAX_POSITION);
+    const rows = count === 0 ? [] : this.#readEvents.all(after, taskId, count);
     if (rows.length === 0 && this.#taskExists.get(taskId) === undefined) return undefined;
     return rows.map((row) => logEntryFromRow(row.seq, row.event));
   }

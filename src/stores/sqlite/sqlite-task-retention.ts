@@ -7,6 +7,7 @@
 
 import type Database from 'better-sqlite3';
 import { TERMINAL_STATES_SQL } from './sqlite-migrations.js';
+import { childRangeSql } from './sqlite-task-keys.js';
 
 /** Prepared statements for purging terminal tasks. */
 export class SqliteTaskRetention {
@@ -14,24 +15,27 @@ export class SqliteTaskRetention {
 
   constructor(db: Database.Database) {
     const pick = db
-      .prepare<[number, number], string>(
-        `SELECT id FROM tasks WHERE state IN ${TERMINAL_STATES_SQL} AND status_time < ?
+      .prepare<[number, number], number>(
+        `SELECT key FROM tasks WHERE state IN ${TERMINAL_STATES_SQL} AND status_time < ?
          ORDER BY status_time LIMIT ?`,
       )
       .pluck();
+    // Each task's child rows are one range of keys (see sqlite-task-keys.ts).
     const deletes = ['task_events', 'task_history', 'task_artifact_parts', 'task_artifacts'].map(
       (table) =>
         db.prepare<[string]>(
-          `DELETE FROM ${table} WHERE task_id IN (SELECT value FROM json_each(?))`,
+          `DELETE FROM ${table} WHERE k IN (
+             SELECT c.k FROM json_each(?) AS page
+             JOIN ${table} AS c ON ${childRangeSql('c.k', 'page.value')})`,
         ),
     );
     const deleteTasks = db.prepare<[string]>(
-      'DELETE FROM tasks WHERE id IN (SELECT value FROM json_each(?))',
+      'DELETE FROM tasks WHERE key IN (SELECT value FROM json_each(?))',
     );
     const purge = db.transaction((terminalBefore: number, limit: number): number => {
-      const ids = pick.all(terminalBefore, limit);
-      if (ids.length === 0) return 0;
-      const json = JSON.stringify(ids);
+      const keys = pick.all(terminalBefore, limit);
+      if (keys.length === 0) return 0;
+      const json = JSON.stringify(keys);
       for (const statement of deletes) statement.run(json);
       return deleteTasks.run(json).changes;
     });

@@ -8,9 +8,10 @@
  * (evicted when they finish) instead of being read back before every write. Task rows and the
  * counters of artifact rows are written once per commit, just before it (see
  * `sqlite-deferred-rows.ts`): an artifact chunk then costs one INSERT for its part and one for
- * its event, whatever the task's size. A write that fails is rolled back by its savepoint and
- * drops its task from that memory, which is read again from the file (deferred rows written
- * first) next time.
+ * its event, whatever the task's size. Child rows are keyed by the task's integer key and their
+ * position (`sqlite-task-keys.ts`); a new task's key is the next after the largest in the file.
+ * A write that fails is rolled back by its savepoint and drops its task from that memory, which
+ * is read again from the file (deferred rows written first) next time.
  */
 
 import type Database from 'better-sqlite3';
@@ -21,6 +22,13 @@ import type { AppendRequest, AppendResult, CreateTaskRequest } from '../task-sto
 import { artifactFieldsJson, mergedArtifactFieldsJson } from '../sql/task-rows.js';
 import { createEventsProblem, lastSeqOf } from '../task-log.js';
 import { SqliteDeferredRows } from './sqlite-deferred-rows.js';
+import {
+  checkPosition,
+  checkTaskKey,
+  childRangeSql,
+  firstChildKeySql,
+  positionSql,
+} from './sqlite-task-keys.js';
 
 /** Where an artifact of a task lives, and what its row holds. */
 interface ArtifactSlot {
@@ -32,11 +40,15 @@ interface ArtifactSlot {
 /** What writing a task needs to know; kept between writes while the task is not terminal. */
 interface WriteState {
   readonly id: string;
+  /** The task's integer key, which its child rows are keyed by. */
+  readonly key: number;
   seq: number;
   historyCount: number;
   artifactCount: number;
   /** Artifacts by id, the latest position for a repeated id; loaded on the first artifact write. */
   artifacts: Map<string, ArtifactSlot> | undefined;
+  /** The serial of the task's next part, over all its artifacts; loaded with `artifacts`. */
+  nextPart: number;
 }
 
 /** The status an append sets, if any: the task row's state columns are rewritten only then. */
@@ -49,6 +61,7 @@ const MAX_CACHED_TASKS = 10_000;
 export class SqliteTaskWrites {
   readonly #selectForWrite;
   readonly #selectArtifacts;
+  readonly #selectNextPart;
   readonly #insertHistory;
   readonly #insertEvent;
   readonly #insertArtifact;
@@ -58,40 +71,56 @@ export class SqliteTaskWrites {
   readonly #deferred: SqliteDeferredRows;
   /** Artifact slots the current append changed; deferred once it succeeds. */
   readonly #touched: ArtifactSlot[] = [];
+  /** The key of the next task created; keys of rolled-back creations are not reused. */
+  #nextKey: number;
 
   constructor(db: Database.Database) {
     this.#deferred = new SqliteDeferredRows(db);
+    const largestKey = db.prepare<[], number>('SELECT max(key) FROM tasks').pluck().get();
+    this.#nextKey = (largestKey ?? 0) + 1;
     this.#selectForWrite = db.prepare<
       [string],
-      { seq: number; historyCount: number; artifactCount: number }
+      { key: number; seq: number; historyCount: number; artifactCount: number }
     >(
-      `SELECT seq, history_count AS historyCount, artifact_count AS artifactCount
+      `SELECT key, seq, history_count AS historyCount, artifact_count AS artifactCount
        FROM tasks WHERE id = ?`,
     );
+    // Plain `?` parameters, bound in order (better-sqlite3 binds `?1` by name, from an object).
+    const first = firstChildKeySql('?');
+    const ofTask = childRangeSql('k', '?');
     // Ascending, so that the latest position wins for an artifact id given twice.
     this.#selectArtifacts = db.prepare<
-      [string],
+      [number, number],
       { artifactId: string; position: number; partCount: number; fields: string }
     >(
-      `SELECT artifact_id AS artifactId, position, part_count AS partCount, fields
-       FROM task_artifacts WHERE task_id = ? ORDER BY position`,
+      `SELECT artifact_id AS artifactId, ${positionSql('k')} AS position,
+         part_count AS partCount, fields
+       FROM task_artifacts WHERE ${ofTask} ORDER BY k`,
     );
-    this.#insertHistory = db.prepare<[string, number, string]>(
-      'INSERT INTO task_history (task_id, position, message) VALUES (?, ?, ?)',
+    // The last part's key, one seek (no row: the task has no parts).
+    this.#selectNextPart = db
+      .prepare<[number, number], number>(
+        `SELECT ${positionSql('k')} + 1 FROM task_artifact_parts
+         WHERE ${ofTask} ORDER BY k DESC LIMIT 1`,
+      )
+      .pluck();
+    this.#insertHistory = db.prepare<[number, number, string]>(
+      `INSERT INTO task_history (k, message) VALUES (${first} + ?, ?)`,
     );
-    this.#insertEvent = db.prepare<[string, number, string]>(
-      'INSERT INTO task_events (task_id, seq, event) VALUES (?, ?, ?)',
+    this.#insertEvent = db.prepare<[number, number, string]>(
+      `INSERT INTO task_events (k, event) VALUES (${first} + ?, ?)`,
     );
-    this.#insertArtifact = db.prepare<[string, number, string, string, number]>(
-      `INSERT INTO task_artifacts (task_id, position, artifact_id, fields, part_count)
-       VALUES (?, ?, ?, ?, ?)`,
+    this.#insertArtifact = db.prepare<[number, number, string, string, number]>(
+      `INSERT INTO task_artifacts (k, artifact_id, fields, part_count)
+       VALUES (${first} + ?, ?, ?, ?)`,
     );
-    this.#deleteParts = db.prepare<[string, number]>(
-      'DELETE FROM task_artifact_parts WHERE task_id = ? AND artifact_position = ?',
+    // A scan of the task's parts: replacing an artifact whole is rare next to appending to one.
+    this.#deleteParts = db.prepare<[number, number, number]>(
+      `DELETE FROM task_artifact_parts WHERE ${ofTask} AND artifact_position = ?`,
     );
-    this.#insertPart = db.prepare<[string, number, number, string]>(
-      `INSERT INTO task_artifact_parts (task_id, artifact_position, position, part)
-       VALUES (?, ?, ?, ?)`,
+    this.#insertPart = db.prepare<[number, number, number, string]>(
+      `INSERT INTO task_artifact_parts (k, artifact_position, part)
+       VALUES (${first} + ?, ?, ?)`,
     );
   }
 
@@ -119,19 +148,25 @@ export class SqliteTaskWrites {
     if (problem !== undefined) throw problem;
     if (this.#deferred.exists(task.id)) throw new Error(`Task ${task.id} already exists`);
     const statusTime = statusTimeOf(task.status);
+    const key = this.#nextKey;
+    checkTaskKey(key);
+    this.#nextKey++;
     const state: WriteState = {
       id: task.id,
+      key,
       seq: events.length,
       historyCount: 0,
       artifactCount: 0,
       artifacts: new Map(),
+      nextPart: 0,
     };
     // No foreign keys (see the schema): the children go first, the row at the end of the commit.
     for (const message of task.history ?? []) this.#addHistory(state, message);
     for (const artifact of task.artifacts ?? []) this.#insertNewArtifact(state, artifact);
-    for (const event of events) this.#insertEvent.run(task.id, event.seq, event.json);
+    this.#insertEvents(state, events);
     const now = Date.now();
     this.#deferred.insertTask({
+      key,
       id: task.id,
       agent: scope.agent,
       tenant: scope.tenant,
@@ -174,7 +209,7 @@ export class SqliteTaskWrites {
   /** Records, after a successful append, the row updates it leaves for the end of the commit. */
   #defer(state: WriteState): void {
     for (const { position, fields, partCount } of this.#touched) {
-      this.#deferred.setArtifact(state.id, position, { fields, partCount });
+      this.#deferred.setArtifact(state.id, state.key, position, { fields, partCount });
     }
   }
 
@@ -190,7 +225,7 @@ export class SqliteTaskWrites {
       else this.#applyArtifact(state, mutation.artifact, mutation.append);
     }
     const seq = lastSeqOf(request.expectedSeq, request.events);
-    for (const event of request.events) this.#insertEvent.run(state.id, event.seq, event.json);
+    this.#insertEvents(state, request.events);
     state.seq = seq;
     const { id, historyCount, artifactCount } = state;
     const counters = { seq, historyCount, artifactCount };
@@ -215,7 +250,7 @@ export class SqliteTaskWrites {
     this.#deferred.writeTask(taskId);
     const row = this.#selectForWrite.get(taskId);
     if (row === undefined) return undefined;
-    const state: WriteState = { id: taskId, ...row, artifacts: undefined };
+    const state: WriteState = { id: taskId, ...row, artifacts: undefined, nextPart: 0 };
     this.#remember(state);
     return state;
   }
@@ -228,21 +263,31 @@ export class SqliteTaskWrites {
     this.#states.set(state.id, state);
   }
 
+  #insertEvents(state: WriteState, events: CreateTaskRequest['events']): void {
+    for (const event of events) {
+      checkPosition(state.id, 'events', event.seq);
+      this.#insertEvent.run(state.key, event.seq, event.json);
+    }
+  }
+
   #addHistory(state: WriteState, message: Message): void {
-    this.#insertHistory.run(state.id, state.historyCount, JSON.stringify(message));
+    checkPosition(state.id, 'messages', state.historyCount);
+    this.#insertHistory.run(state.key, state.historyCount, JSON.stringify(message));
     state.historyCount++;
   }
 
   #artifactsOf(state: WriteState): Map<string, ArtifactSlot> {
     if (state.artifacts === undefined) {
-      state.artifacts = new Map();
-      for (const row of this.#selectArtifacts.iterate(state.id)) {
-        state.artifacts.set(row.artifactId, {
+      const artifacts = new Map<string, ArtifactSlot>();
+      for (const row of this.#selectArtifacts.iterate(state.key, state.key)) {
+        artifacts.set(row.artifactId, {
           position: row.position,
           partCount: row.partCount,
           fields: row.fields,
         });
       }
+      state.nextPart = this.#selectNextPart.get(state.key, state.key) ?? 0;
+      state.artifacts = artifacts;
     }
     return state.artifacts;
   }
@@ -255,36 +300,34 @@ export class SqliteTaskWrites {
     }
     this.#touched.push(slot);
     if (!append) {
-      this.#deleteParts.run(state.id, slot.position);
+      this.#deleteParts.run(state.key, state.key, slot.position);
       slot.fields = artifactFieldsJson(artifact);
-      slot.partCount = this.#insertParts(state.id, slot.position, 0, artifact.parts);
+      slot.partCount = this.#insertParts(state, slot.position, artifact.parts);
       return;
     }
-    slot.partCount = this.#insertParts(state.id, slot.position, slot.partCount, artifact.parts);
+    slot.partCount += this.#insertParts(state, slot.position, artifact.parts);
     const merged = mergedArtifactFieldsJson(slot.fields, artifact);
     if (merged !== undefined) slot.fields = merged;
   }
 
   #insertNewArtifact(state: WriteState, artifact: Artifact): void {
-    const position = state.artifactCount++;
-    const partCount = this.#insertParts(state.id, position, 0, artifact.parts);
+    const artifacts = this.#artifactsOf(state);
+    const position = state.artifactCount;
+    checkPosition(state.id, 'artifacts', position);
+    state.artifactCount++;
+    const partCount = this.#insertParts(state, position, artifact.parts);
     const fields = artifactFieldsJson(artifact);
-    this.#insertArtifact.run(state.id, position, artifact.artifactId, fields, partCount);
-    this.#artifactsOf(state).set(artifact.artifactId, { position, partCount, fields });
+    this.#insertArtifact.run(state.key, position, artifact.artifactId, fields, partCount);
+    artifacts.set(artifact.artifactId, { position, partCount, fields });
   }
 
-  /** Inserts parts from position `from`; returns the next free part position. */
-  #insertParts(
-    taskId: string,
-    artifactPosition: number,
-    from: number,
-    parts: Artifact['parts'],
-  ): number {
-    let position = from;
+  /** Appends parts to the artifact at `artifactPosition`; returns how many. */
+  #insertParts(state: WriteState, artifactPosition: number, parts: Artifact['parts']): number {
     for (const part of parts) {
-      this.#insertPart.run(taskId, artifactPosition, position, JSON.stringify(part));
-      position++;
+      checkPosition(state.id, 'artifact parts', state.nextPart);
+      this.#insertPart.run(state.key, state.nextPart, artifactPosition, JSON.stringify(part));
+      state.nextPart++;
     }
-    return position;
+    return parts.length;
   }
 }
