@@ -73,9 +73,12 @@ async function seed(store: TaskStore): Promise<TaskWriter[]> {
     }
     await writer.artifact({ artifactId: 'initial', parts: [textPart('replaced')] }, false);
     await writer.artifact({ artifactId: 'stream', parts: [textPart('more'), textPart('!')] }, true);
+    if (i % 3 === 0) await writer.artifact({ artifactId: 'empty', parts: [] });
     if (i % 2 === 0) await writer.setStatus('TASK_STATE_COMPLETED', T0 + 200 + i);
     writers.push(writer);
   }
+  // One with nothing but its first event.
+  writers.push(await createTask(store, 'bare', { time: T0 + 50 }));
   return writers;
 }
 
@@ -121,17 +124,24 @@ function writeOldFile(target: string, version: number, from: string): void {
   db.close();
 }
 
-function schemaOf(file: string): { version: unknown; indexes: string[]; integrity: unknown } {
+interface SchemaObject {
+  readonly type: string;
+  readonly name: string;
+  readonly tableName: string;
+  readonly sql: string | null;
+}
+
+/** Every table and index of the file, as SQLite recorded them, with its version and integrity. */
+function schemaOf(file: string): { version: unknown; objects: SchemaObject[]; integrity: unknown } {
   const db = new Database(file, { readonly: true });
-  const indexes = db
-    .prepare<[], string>(
-      "SELECT name FROM sqlite_schema WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+  const objects = db
+    .prepare<[], SchemaObject>(
+      'SELECT type, name, tbl_name AS tableName, sql FROM sqlite_schema ORDER BY type, name',
     )
-    .pluck()
     .all();
   const result = {
     version: db.pragma('user_version', { simple: true }),
-    indexes,
+    objects,
     integrity: db.pragma('integrity_check', { simple: true }),
   };
   db.close();
@@ -154,7 +164,9 @@ describe('SqliteTaskStore keys', () => {
       const reopened = SqliteTaskStore.open({ path });
       for (const store of [reopened, migrated]) {
         for (const writer of writers.filter((_, i) => i % 2 === 1)) await goOn(store, writer);
+        await createTask(store, 'after-migration', { history: [message('n', 'new')] });
       }
+      ids.push('after-migration');
       expect(await observe(migrated, ids)).toEqual(await observe(reopened, ids));
       await reopened.close();
       await migrated.close();
@@ -163,7 +175,10 @@ describe('SqliteTaskStore keys', () => {
       expect(schema).toEqual(schemaOf(path));
       expect(schema.version).toBe(SQLITE_MIGRATIONS.length);
       expect(schema.integrity).toBe('ok');
-      expect(schema.indexes).not.toContain('task_artifacts_by_id');
+      const names = schema.objects.map((object) => object.name);
+      expect(names).toContain('tasks_by_scope');
+      expect(names).not.toContain('task_artifacts_by_id');
+      expect(names.filter((name) => name.includes('v3_') || name.includes('v4_'))).toEqual([]);
     });
   }
 
@@ -171,26 +186,30 @@ describe('SqliteTaskStore keys', () => {
     const fresh = SqliteTaskStore.open({ path });
     await seed(fresh);
     await fresh.close();
-    const old = join(directory, 'v3.db');
-    writeOldFile(old, 3, path);
-    const db = new Database(old);
-    db.prepare('UPDATE task_events SET seq = ? WHERE task_id = ? AND seq = 1').run(
-      MAX_POSITION + 1,
-      't2',
-    );
-    db.close();
+    const past: [string, string][] = [
+      ['events', 'UPDATE task_events SET seq = ? WHERE task_id = ? AND seq = 1'],
+      ['messages', 'UPDATE task_history SET position = ? WHERE task_id = ? AND position = 0'],
+      ['artifacts', 'UPDATE task_artifacts SET position = ? WHERE task_id = ? AND position = 0'],
+    ];
+    for (const [kind, update] of past) {
+      const old = join(directory, `v3-${kind}.db`);
+      writeOldFile(old, 3, path);
+      const db = new Database(old);
+      expect(db.prepare(update).run(MAX_POSITION + 1, 't2').changes).toBe(1);
+      db.close();
+      const before = schemaOf(old);
 
-    const opening = (): SqliteTaskStore => SqliteTaskStore.open({ path: old });
-    expect(opening).toThrow(ConfigurationError);
-    expect(opening).toThrow(
-      `${old} cannot be migrated to schema version 4 (integer task keys; child rows keyed by task key and position, appended in order): a task holds more than 16777215 events, messages, artifacts or artifact parts`,
-    );
-    const check = new Database(old, { readonly: true });
-    expect(check.pragma('user_version', { simple: true })).toBe(3);
-    expect(
-      check.prepare('SELECT count(*) FROM task_events WHERE task_id = ?').pluck().get('t2'),
-    ).toBe(9);
-    check.close();
+      const opening = (): SqliteTaskStore => SqliteTaskStore.open({ path: old });
+      expect(opening, kind).toThrow(ConfigurationError);
+      expect(opening, kind).toThrow(
+        `${old} cannot be migrated to schema version 4 (integer task keys; child rows keyed by task key and position, appended in order): a task holds more events (16777215), messages, artifacts or artifact parts (16777216 each) than schema version 4 can key`,
+      );
+      expect(schemaOf(old), kind).toEqual(before);
+      const check = new Database(old, { readonly: true });
+      expect(check.pragma('user_version', { simple: true })).toBe(3);
+      expect(check.prepare('SELECT count(*) FROM task_events').pluck().get()).toBeGreaterThan(50);
+      check.close();
+    }
   });
 
   it("keeps each task's rows to itself: long cuts and low seqs do not reach a neighbour's", async () => {
@@ -262,8 +281,10 @@ describe('SqliteTaskStore keys', () => {
       const log = await reopened.readEvents(writer.taskId, 0, 100);
       const refused = write();
       await expect(refused).rejects.toThrow(StorageError);
+      // Seqs count from 1, positions and serials from 0.
+      const capacity = kind === 'events' ? MAX_POSITION : MAX_POSITION + 1;
       await expect(refused).rejects.toThrow(
-        `Task ${writer.taskId} cannot hold more than ${MAX_POSITION} ${kind} in a SQLite task store`,
+        `Task ${writer.taskId} cannot hold more than ${capacity} ${kind} in a SQLite task store`,
       );
       expect(await reopened.getTask(scope, writer.taskId)).toEqual(before);
       expect(await reopened.readEvents(writer.taskId, 0, 100)).toEqual(log);
@@ -274,22 +295,105 @@ describe('SqliteTaskStore keys', () => {
     await reopened.close();
   });
 
-  it('refuses a new task once every task key is used, and keeps the others', async () => {
+  it('keeps the rows of tasks with the largest keys exact, then refuses a new task', async () => {
     const store = SqliteTaskStore.open({ path });
-    await createTask(store, 'last');
+    await createTask(store, 'before');
     await store.close();
     const db = new Database(path);
-    db.prepare('UPDATE tasks SET key = ? WHERE id = ?').run(MAX_TASK_KEY, 'last');
+    db.prepare('UPDATE tasks SET key = ? WHERE id = ?').run(MAX_TASK_KEY - 1, 'before');
     db.close();
 
+    // The next task gets the last key: its child keys are near 2^63, past what a float holds.
     const reopened = SqliteTaskStore.open({ path });
+    const last = await createTask(reopened, 'last', {
+      history: [message('h0', 'zero')],
+      artifacts: [{ artifactId: 'a', parts: [textPart('a0'), textPart('a1')] }],
+    });
+    await last.addMessage(message('h1', 'one'));
+    await last.addMessage(message('h2', 'two'));
+    await last.artifact({ artifactId: 'a', parts: [textPart('a2')] }, true);
+    await last.artifact({ artifactId: 'b', parts: [textPart('b0'), textPart('b1')] });
+    await last.artifact({ artifactId: 'b', parts: [textPart('b2')] }, false);
+    await last.setStatus('TASK_STATE_COMPLETED', T0 + 5);
+    const expected = {
+      history: ['h0', 'h1', 'h2'],
+      artifacts: [
+        { artifactId: 'a', parts: [textPart('a0'), textPart('a1'), textPart('a2')] },
+        { artifactId: 'b', parts: [textPart('b2')] },
+      ],
+    };
+    const check = async (target: TaskStore): Promise<void> => {
+      const task = (await target.getTask(scope, 'last'))?.task;
+      expect(task?.history?.map((m) => m.messageId)).toEqual(expected.history);
+      expect(task?.artifacts).toEqual(expected.artifacts);
+      const cut = (await target.getTask(scope, 'last', { historyLength: 2 }))?.task;
+      expect(cut?.history?.map((m) => m.messageId)).toEqual(['h1', 'h2']);
+      expect((await target.readEvents('last', 0, 100))?.map((e) => e.seq)).toEqual([
+        1, 2, 3, 4, 5, 6, 7,
+      ]);
+      expect((await target.readEvents('last', 5, 100))?.map((e) => e.seq)).toEqual([6, 7]);
+      const page = await target.listTasks(scope, { pageSize: 10, historyLength: 1 });
+      const listed = page.tasks.find((t) => t.id === 'last');
+      expect(listed?.history?.map((m) => m.messageId)).toEqual(['h2']);
+      expect(listed?.artifacts).toEqual(expected.artifacts);
+    };
+    await check(reopened);
+
     const creating = createTask(reopened, 'one-more');
     await expect(creating).rejects.toThrow(StorageError);
     await expect(creating).rejects.toThrow(
       `This SQLite task store has used all ${MAX_TASK_KEY} task keys; start a new database file`,
     );
     expect(await reopened.getTask(scope, 'one-more')).toBeUndefined();
-    expect((await reopened.getTask(scope, 'last'))?.seq).toBe(1);
+    await reopened.close();
+    const again = SqliteTaskStore.open({ path });
+    await check(again);
+    expect((await again.getTask(scope, 'before'))?.seq).toBe(1);
+    await again.close();
+  });
+
+  it('purges a task with all its rows: a task given its key again starts empty', async () => {
+    const store = SqliteTaskStore.open({ path });
+    const kept = await createTask(store, 'kept', { history: [message('k', 'keep me')] });
+    await kept.artifact({ artifactId: 'k', parts: [textPart('kept')] });
+    const gone = await createTask(store, 'gone', {
+      time: T0,
+      history: [message('g', 'forget me')],
+      artifacts: [{ artifactId: 'g', parts: [textPart('gone')] }],
+    });
+    await gone.addMessage(message('g2', 'and me'));
+    await gone.setStatus('TASK_STATE_COMPLETED', T0 + 1);
+    expect(await store.purgeTerminalTasks(T0 + 10, 10)).toBe(1);
+    await store.close();
+    const rows = (): Record<string, unknown> => {
+      const db = new Database(path, { readonly: true });
+      const counts = Object.fromEntries(
+        ['tasks', 'task_events', 'task_history', 'task_artifacts', 'task_artifact_parts'].map(
+          (table) => [table, db.prepare(`SELECT count(*) FROM ${table}`).pluck().get()],
+        ),
+      );
+      db.close();
+      return counts;
+    };
+    // What is left is the kept task's: 2 events, 1 message, 1 artifact with 1 part.
+    expect(rows()).toEqual({
+      tasks: 1,
+      task_events: 2,
+      task_history: 1,
+      task_artifacts: 1,
+      task_artifact_parts: 1,
+    });
+
+    // The purged task had the largest key, which the next task created after a restart gets.
+    const reopened = SqliteTaskStore.open({ path });
+    await createTask(reopened, 'new');
+    const stored = await reopened.getTask(scope, 'new');
+    expect(stored?.task.history?.map((m) => m.messageId)).toEqual(['new-m0']);
+    expect(stored?.task.artifacts ?? []).toEqual([]);
+    expect((await reopened.readEvents('new', 0, 100))?.map((e) => e.seq)).toEqual([1]);
+    expect((await reopened.getTask(scope, 'kept'))?.task.artifacts?.[0]?.parts).toEqual([
+      textPart('kept'),
+    ]);
     await reopened.close();
   });
 });

@@ -393,6 +393,57 @@ describe('SqliteTaskStore file', () => {
     await oneByOne.close();
   });
 
+  it('keeps what a commit wrote for a task even when two later writes to it fail', async () => {
+    const store = SqliteTaskStore.open({ path });
+    await store.createTask(createRequest(newTask('older')));
+    const chunk = (target: TaskStore, taskId: string, expectedSeq: number) => {
+      const artifact = { artifactId: 'out', parts: [textPart(`after ${expectedSeq}`)] };
+      return target.append({
+        taskId,
+        expectedSeq,
+        events: [
+          logEntry(expectedSeq + 1, { artifactUpdate: { taskId, contextId: '', artifact } }),
+        ],
+        mutations: [{ kind: 'artifact', artifact, append: false }],
+      });
+    };
+    // Refused after the task's row is read back (the timestamp is checked before any write).
+    const broken = (taskId: string, expectedSeq: number) => {
+      const status = { state: 'TASK_STATE_WORKING' as const, timestamp: 'not a time' };
+      return store.append({
+        taskId,
+        expectedSeq,
+        events: [logEntry(expectedSeq + 1, { statusUpdate: { taskId, contextId: '', status } })],
+        mutations: [{ kind: 'status', status }],
+      });
+    };
+    // One turn, so one commit: each task's deferred row changes are still pending when the
+    // second failure reads the task again.
+    const outcomes = await Promise.allSettled([
+      chunk(store, 'older', 1),
+      broken('older', 2),
+      broken('older', 2),
+      store.createTask(createRequest(newTask('fresh'))),
+      broken('fresh', 1),
+      broken('fresh', 1),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'rejected',
+      'fulfilled',
+      'rejected',
+      'rejected',
+    ]);
+    await store.close();
+    const reopened = SqliteTaskStore.open({ path });
+    expect((await reopened.getTask(scope, 'older'))?.seq).toBe(2);
+    expect((await reopened.getTask(scope, 'fresh'))?.seq).toBe(1);
+    expect(await chunk(reopened, 'older', 2)).toEqual({ ok: true, seq: 3 });
+    expect(await chunk(reopened, 'fresh', 1)).toEqual({ ok: true, seq: 2 });
+    await reopened.close();
+  });
+
   it('commits the writes still queued when it is closed', async () => {
     const store = SqliteTaskStore.open({ path });
     const created = store.createTask(createRequest(newTask('late')));

@@ -111,7 +111,7 @@ export class SqliteDeferredRows {
        WHERE id = @id`,
     );
     this.#updateArtifact = db.prepare<[string, number, number, number]>(
-      `UPDATE task_artifacts SET fields = ?, part_count = ? WHERE k = ${firstChildKeySql('?')} + ?`,
+      `UPDATE task_artifacts SET fields = ?, part_count = ? WHERE k = ${firstChildKeySql('?')} | ?`,
     );
   }
 

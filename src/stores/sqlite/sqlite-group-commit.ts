@@ -36,9 +36,10 @@ const FULL_BATCH = 64;
 /** What the owner of the writes does around a commit. */
 export interface GroupCommitHooks {
   /**
-   * Writes what the owner deferred: the last statements of the transaction, and the first of a
-   * write that needs them (see {@link WriteOptions.afterDeferred}), outside its savepoint so that
-   * its failure cannot undo them. Throwing fails the batch.
+   * Writes what the owner deferred: the last statements of the transaction, the first of a
+   * write that needs them (see {@link WriteOptions.afterDeferred}), and, when writes run one
+   * savepoint each, the first of every write — outside its savepoint, so that its failure cannot
+   * undo them. Throwing fails the batch.
    */
   writeDeferred(): void;
   /** The whole transaction was rolled back: state kept about what the writes did is wrong. */
@@ -138,11 +139,14 @@ export class SqliteGroupCommit {
     const outcomes: WriteOutcome[] = [];
     try {
       for (const pending of batch) {
-        if (pending.options.afterDeferred === true) this.#hooks.writeDeferred();
         if (isolated) {
+          // Before the savepoint: a write that writes earlier writes' deferred rows itself (it
+          // reads their task) and then fails would roll them back with its own, and lose them.
+          this.#hooks.writeDeferred();
           outcomes.push(this.#runInSavepoint(pending.write));
           continue;
         }
+        if (pending.options.afterDeferred === true) this.#hooks.writeDeferred();
         try {
           outcomes.push({ ok: true, value: pending.write() });
         } catch (error) {

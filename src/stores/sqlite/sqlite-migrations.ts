@@ -39,9 +39,9 @@
  * contiguous range, now of integers, and a new task's rows are appended at the end of each table,
  * where SQLite's quick balance adds a page instead of rebalancing three (index B-trees, which a
  * `WITHOUT ROWID` table is, never get it): ~25% less time in SQLite per short task and an 18%
- * smaller file. The price is a bound: 2^24 - 1 (16,777,215) events, messages, artifacts and parts
- * per task, and 2^39 tasks per file; a write past it is refused (see `sqlite-task-keys.ts`), and
- * so is the migration of a file holding such a task.
+ * smaller file. The price is a bound: about 2^24 (16.7 million) events, messages, artifacts and
+ * parts per task, and 2^39 − 2 tasks per file; a write past it is refused (see `sqlite-task-keys.ts`),
+ * and so is the migration of a file holding such a task.
  */
 
 import type Database from 'better-sqlite3';
@@ -149,7 +149,7 @@ export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
       CREATE TEMP TABLE v4_guard (ok INTEGER NOT NULL);
       CREATE TEMP TRIGGER v4_guard_check BEFORE INSERT ON v4_guard WHEN NEW.ok = 0
       BEGIN
-        SELECT RAISE(ABORT, 'a task holds more than 16777215 events, messages, artifacts or artifact parts, the most that schema version 4 can key; keep this file on the Tandem that wrote it');
+        SELECT RAISE(ABORT, 'a task holds more events (16777215), messages, artifacts or artifact parts (16777216 each) than schema version 4 can key; keep this file on the Tandem that wrote it');
       END;
       INSERT INTO v4_guard SELECT
         NOT EXISTS (SELECT 1 FROM task_events WHERE seq > 16777215)

@@ -14,8 +14,11 @@ export const POSITION_BITS = 24;
 /** The largest position a child key holds: events, messages, artifacts and parts per task. */
 export const MAX_POSITION = 2 ** POSITION_BITS - 1;
 
-/** The largest task key: the key of a child row must stay within SQLite's 63 bits. */
-export const MAX_TASK_KEY = 2 ** (63 - POSITION_BITS) - 1;
+/**
+ * The largest task key: child keys are signed 64-bit integers, and so is the end of the last
+ * task's range, `(key + 1) << 24`, which must stay below 2^63.
+ */
+export const MAX_TASK_KEY = 2 ** (63 - POSITION_BITS) - 2;
 
 /** SQL: the first child key of the task whose key is `taskKey` (an SQL expression, or `?`). */
 export function firstChildKeySql(taskKey: string): string {
@@ -32,17 +35,20 @@ export function positionSql(column: string): string {
   return `(${column} & ${MAX_POSITION})`;
 }
 
-/** What a task holds at most, in the words of the error that refuses one more. */
+/** What a key counts, in the words of the error that refuses one more. */
 export type KeyedKind = 'events' | 'messages' | 'artifacts' | 'artifact parts';
 
 /**
- * Throws a `StorageError` when `position` is past what a child key holds. The write then fails
- * alone: the group commit rolls back what it had stored, and the task stays as it was.
+ * Throws a `StorageError` when `position` is past what a child key holds: seqs count from 1, so a
+ * task holds 2^24 - 1 events; the others count from 0, 2^24 each (parts by serial, so the parts
+ * of an artifact replaced whole still count). The write then fails alone: the group commit rolls
+ * back what it had stored, and the task stays as it was.
  */
 export function checkPosition(taskId: string, kind: KeyedKind, position: number): void {
   if (position > MAX_POSITION) {
+    const capacity = kind === 'events' ? MAX_POSITION : MAX_POSITION + 1;
     throw new StorageError(
-      `Task ${taskId} cannot hold more than ${MAX_POSITION} ${kind} in a SQLite task store`,
+      `Task ${taskId} cannot hold more than ${capacity} ${kind} in a SQLite task store`,
     );
   }
 }

@@ -84,6 +84,7 @@ export class SqliteTaskReads {
     );
     this.#taskExists = db.prepare<[string], number>('SELECT 1 FROM tasks WHERE id = ?').pluck();
     // max(0, …): a cut longer than the history must not reach into the previous task's keys.
+    // Positions are joined to shifted keys with `|`, on 64-bit integers (see sqlite-task-writes).
     this.#pageHistory = db.prepare<
       [{ ids: string; historyLength: number }],
       { taskId: string; message: string }
@@ -93,7 +94,7 @@ export class SqliteTaskReads {
        JOIN tasks AS t ON t.id = page.value
        JOIN task_history AS h
          ON ${childRangeSql('h.k', 't.key')}
-           AND h.k >= ${T_FIRST} + max(0, t.history_count - @historyLength)
+           AND h.k >= ${T_FIRST} | max(0, t.history_count - @historyLength)
        ORDER BY page.key, h.k`,
     );
     this.#pageArtifacts = db.prepare<[string], ArtifactRow & { taskId: string }>(
@@ -116,7 +117,7 @@ export class SqliteTaskReads {
     this.#readEvents = db.prepare<[number, string, number], { seq: number; event: string }>(
       `SELECT ${positionSql('e.k')} AS seq, e.event
        FROM tasks AS t
-       JOIN task_events AS e ON ${childRangeSql('e.k', 't.key')} AND e.k > ${T_FIRST} + ?
+       JOIN task_events AS e ON ${childRangeSql('e.k', 't.key')} AND e.k > ${T_FIRST} | ?
        WHERE t.id = ? ORDER BY e.k LIMIT ?`,
     );
     // Plain `?` parameters, bound in order (better-sqlite3 binds `?1` by name, from an object).
@@ -124,7 +125,7 @@ export class SqliteTaskReads {
     this.#taskHistory = db
       .prepare<[number, number, number], string>(
         `SELECT message FROM task_history
-         WHERE k >= ${firstChildKeySql('?')} + ? AND k < ${firstChildKeySql('(? + 1)')}
+         WHERE k >= ${firstChildKeySql('?')} | ? AND k < ${firstChildKeySql('(? + 1)')}
          ORDER BY k`,
       )
       .pluck();
@@ -151,7 +152,9 @@ export class SqliteTaskReads {
         ? undefined
         : this.#taskHistory.all(
             row.key,
-            historyLength === undefined ? 0 : Math.max(0, row.historyCount - historyLength),
+            historyLength === undefined
+              ? 0
+              : Math.max(0, Math.ceil(row.historyCount - historyLength)),
             row.key,
           );
     const artifacts = view.includeArtifacts === false ? undefined : this.#artifactsOf(row.key);
@@ -204,7 +207,7 @@ export class SqliteTaskReads {
   readEvents(taskId: string, afterSeq: number, limit: number): TaskLogEntry[] | undefined {
     const count = limit > 0 ? Math.min(Math.floor(limit), ALL) : 0;
     // Within the task's keys: a seq below 0 reads from the start, one past the last reads nothing.
-    const after = Math.min(Math.max(afterSeq, 0), MAX_POSITION);
+    const after = Math.min(Math.max(Math.floor(afterSeq), 0), MAX_POSITION);
     const rows = count === 0 ? [] : this.#readEvents.all(after, taskId, count);
     if (rows.length === 0 && this.#taskExists.get(taskId) === undefined) return undefined;
     return rows.map((row) => logEntryFromRow(row.seq, row.event));
@@ -253,7 +256,9 @@ export class SqliteTaskReads {
   #histories(ids: string, historyLength: number | undefined): Map<string, string[]> | undefined {
     if (historyLength !== undefined && historyLength <= 0) return undefined;
     const byTask = new Map<string, string[]>();
-    for (const row of this.#pageHistory.iterate({ ids, historyLength: historyLength ?? ALL })) {
+    // Whole, so that the position it gives is one (`|` would truncate a fraction the wrong way).
+    const length = historyLength === undefined ? ALL : Math.floor(historyLength);
+    for (const row of this.#pageHistory.iterate({ ids, historyLength: length })) {
       append(byTask, row.taskId, row.message);
     }
     return byTask;

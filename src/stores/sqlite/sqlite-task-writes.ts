@@ -86,6 +86,8 @@ export class SqliteTaskWrites {
        FROM tasks WHERE id = ?`,
     );
     // Plain `?` parameters, bound in order (better-sqlite3 binds `?1` by name, from an object).
+    // A position is joined to the shifted key with `|`, which SQLite computes on 64-bit integers:
+    // better-sqlite3 binds numbers as floats, and `+` would round keys past 2^53.
     const first = firstChildKeySql('?');
     const ofTask = childRangeSql('k', '?');
     // Ascending, so that the latest position wins for an artifact id given twice.
@@ -105,14 +107,14 @@ export class SqliteTaskWrites {
       )
       .pluck();
     this.#insertHistory = db.prepare<[number, number, string]>(
-      `INSERT INTO task_history (k, message) VALUES (${first} + ?, ?)`,
+      `INSERT INTO task_history (k, message) VALUES (${first} | ?, ?)`,
     );
     this.#insertEvent = db.prepare<[number, number, string]>(
-      `INSERT INTO task_events (k, event) VALUES (${first} + ?, ?)`,
+      `INSERT INTO task_events (k, event) VALUES (${first} | ?, ?)`,
     );
     this.#insertArtifact = db.prepare<[number, number, string, string, number]>(
       `INSERT INTO task_artifacts (k, artifact_id, fields, part_count)
-       VALUES (${first} + ?, ?, ?, ?)`,
+       VALUES (${first} | ?, ?, ?, ?)`,
     );
     // A scan of the task's parts: replacing an artifact whole is rare next to appending to one.
     this.#deleteParts = db.prepare<[number, number, number]>(
@@ -120,7 +122,7 @@ export class SqliteTaskWrites {
     );
     this.#insertPart = db.prepare<[number, number, number, string]>(
       `INSERT INTO task_artifact_parts (k, artifact_position, part)
-       VALUES (${first} + ?, ?, ?)`,
+       VALUES (${first} | ?, ?, ?)`,
     );
   }
 
