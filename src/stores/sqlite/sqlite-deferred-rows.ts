@@ -47,15 +47,11 @@ export interface TaskStatusColumns {
   readonly status: string;
 }
 
-/** What an artifact row's update writes. */
+/** What an artifact row's update writes, and the key of its task (which the row's key holds). */
 export interface ArtifactRowUpdate {
+  readonly taskKey: number;
   readonly fields: string;
   readonly partCount: number;
-}
-
-/** An artifact row's update, with the key of its task. */
-interface PendingArtifactUpdate extends ArtifactRowUpdate {
-  readonly taskKey: number;
 }
 
 /** The values of {@link TaskRow} in the order of the INSERT's columns. */
@@ -90,7 +86,7 @@ export class SqliteDeferredRows {
   /** Counters of existing task rows. */
   readonly #counters = new Map<string, TaskCounters>();
   /** Artifact rows, by task id then position. */
-  readonly #artifacts = new Map<string, Map<number, PendingArtifactUpdate>>();
+  readonly #artifacts = new Map<string, Map<number, ArtifactRowUpdate>>();
 
   constructor(db: Database.Database) {
     this.#exists = db.prepare<[string], number>('SELECT 1 FROM tasks WHERE id = ?').pluck();
@@ -155,14 +151,14 @@ export class SqliteDeferredRows {
     row.status = status.status;
   }
 
-  /** New values for an artifact row of the task `taskId`, whose key is `taskKey`. */
-  setArtifact(taskId: string, taskKey: number, position: number, update: ArtifactRowUpdate): void {
+  /** New values for an artifact row of the task `taskId`. */
+  setArtifact(taskId: string, position: number, update: ArtifactRowUpdate): void {
     let rows = this.#artifacts.get(taskId);
     if (rows === undefined) {
       rows = new Map();
       this.#artifacts.set(taskId, rows);
     }
-    rows.set(position, { ...update, taskKey });
+    rows.set(position, update);
   }
 
   /** Writes everything deferred: last statements of the transaction. */

@@ -1,9 +1,9 @@
 /**
  * The integer keys of the SQLite schema (version 4, see `sqlite-migrations.ts`). A task has a
- * `key`, given in order of creation; each of its child rows is keyed `key << 24` plus its
- * position, so that a task's rows are one range of a rowid table and a new task's rows go at the
- * end. The shifts are done by SQLite, in 64-bit integers: a JavaScript number holds a key only up
- * to 2^53.
+ * `key`, given in order of creation; each of its child rows is keyed `key << 24` joined with its
+ * position (`|`), so that a task's rows are one range of a rowid table and a new task's rows go
+ * at the end. SQLite computes both on 64-bit integers: better-sqlite3 binds JavaScript numbers
+ * as floats, exact only up to 2^53, and `+` on a float would round a large key.
  */
 
 import { StorageError } from '../../protocol/local-errors.js';
@@ -25,9 +25,14 @@ export function firstChildKeySql(taskKey: string): string {
   return `(${taskKey} << ${POSITION_BITS})`;
 }
 
+/** SQL: the first child key after those of the task whose key is `taskKey`. */
+export function endChildKeySql(taskKey: string): string {
+  return firstChildKeySql(`(${taskKey} + 1)`);
+}
+
 /** SQL: `column` is a child key of the task whose key is `taskKey` (which appears twice). */
 export function childRangeSql(column: string, taskKey: string): string {
-  return `${column} >= (${taskKey} << ${POSITION_BITS}) AND ${column} < ((${taskKey} + 1) << ${POSITION_BITS})`;
+  return `${column} >= ${firstChildKeySql(taskKey)} AND ${column} < ${endChildKeySql(taskKey)}`;
 }
 
 /** SQL: the position that the child key `column` holds. */

@@ -28,7 +28,13 @@ import {
   type ArtifactRow,
   type TaskRow,
 } from '../sql/task-rows.js';
-import { MAX_POSITION, childRangeSql, firstChildKeySql, positionSql } from './sqlite-task-keys.js';
+import {
+  MAX_POSITION,
+  childRangeSql,
+  endChildKeySql,
+  firstChildKeySql,
+  positionSql,
+} from './sqlite-task-keys.js';
 
 interface ListedRow extends TaskRow {
   readonly statusTime: number;
@@ -125,7 +131,7 @@ export class SqliteTaskReads {
     this.#taskHistory = db
       .prepare<[number, number, number], string>(
         `SELECT message FROM task_history
-         WHERE k >= ${firstChildKeySql('?')} | ? AND k < ${firstChildKeySql('(? + 1)')}
+         WHERE k >= ${firstChildKeySql('?')} | ? AND k < ${endChildKeySql('?')}
          ORDER BY k`,
       )
       .pluck();

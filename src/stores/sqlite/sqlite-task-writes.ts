@@ -211,7 +211,7 @@ export class SqliteTaskWrites {
   /** Records, after a successful append, the row updates it leaves for the end of the commit. */
   #defer(state: WriteState): void {
     for (const { position, fields, partCount } of this.#touched) {
-      this.#deferred.setArtifact(state.id, state.key, position, { fields, partCount });
+      this.#deferred.setArtifact(state.id, position, { taskKey: state.key, fields, partCount });
     }
   }
 
