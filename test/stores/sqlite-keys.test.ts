@@ -13,8 +13,9 @@ import { ConfigurationError, StorageError } from '../../src/protocol/local-error
 import { SQLITE_MIGRATIONS } from '../../src/stores/sqlite/sqlite-migrations.js';
 import { MAX_POSITION, MAX_TASK_KEY } from '../../src/stores/sqlite/sqlite-task-keys.js';
 import { SqliteTaskStore } from '../../src/stores/sqlite/sqlite-task-store.js';
-import type { TaskListQuery, TaskStore } from '../../src/stores/task-store.js';
+import type { TaskStore } from '../../src/stores/task-store.js';
 import { T0, TaskWriter, createTask, message, scope, textPart } from './contract/builders.js';
+import { observeStore } from './observe-store.js';
 
 let directory: string;
 let path: string;
@@ -27,28 +28,6 @@ beforeEach(() => {
 afterEach(() => {
   rmSync(directory, { recursive: true, force: true });
 });
-
-/** Everything a reader can observe of the store, for before/after comparisons. */
-async function observe(store: TaskStore, ids: readonly string[]): Promise<unknown> {
-  const tasks = [];
-  for (const id of ids) {
-    tasks.push(
-      await store.getTask(scope, id),
-      await store.getTask(scope, id, { historyLength: 1 }),
-      await store.readEvents(id, 0, 10_000),
-      await store.readEvents(id, 3, 2),
-    );
-  }
-  const pages = [];
-  let after: TaskListQuery['after'];
-  do {
-    const query: TaskListQuery = { pageSize: 3, historyLength: 1 };
-    const page = await store.listTasks(scope, after === undefined ? query : { ...query, after });
-    pages.push(page);
-    after = page.next;
-  } while (after !== undefined);
-  return { tasks, pages, orphans: await store.findOrphanedTasks(100) };
-}
 
 /** Tasks with history, several artifacts, appended and replaced parts; odd ones still working. */
 async function seed(store: TaskStore): Promise<TaskWriter[]> {
@@ -154,20 +133,20 @@ describe('SqliteTaskStore keys', () => {
       const fresh = SqliteTaskStore.open({ path });
       const writers = await seed(fresh);
       const ids = writers.map((writer) => writer.taskId);
-      const before = await observe(fresh, ids);
+      const before = await observeStore(fresh, ids);
       await fresh.close();
       const old = join(directory, `v${version}.db`);
       writeOldFile(old, version, path);
 
       const migrated = SqliteTaskStore.open({ path: old });
-      expect(await observe(migrated, ids)).toEqual(before);
+      expect(await observeStore(migrated, ids)).toEqual(before);
       const reopened = SqliteTaskStore.open({ path });
       for (const store of [reopened, migrated]) {
         for (const writer of writers.filter((_, i) => i % 2 === 1)) await goOn(store, writer);
         await createTask(store, 'after-migration', { history: [message('n', 'new')] });
       }
       ids.push('after-migration');
-      expect(await observe(migrated, ids)).toEqual(await observe(reopened, ids));
+      expect(await observeStore(migrated, ids)).toEqual(await observeStore(reopened, ids));
       await reopened.close();
       await migrated.close();
 

@@ -14,7 +14,7 @@ import type { Message } from '../../src/protocol/generated/types.js';
 import { ConfigurationError, UsageError } from '../../src/protocol/local-errors.js';
 import { SQLITE_MIGRATIONS } from '../../src/stores/sqlite/sqlite-migrations.js';
 import { SqliteTaskStore } from '../../src/stores/sqlite/sqlite-task-store.js';
-import type { TaskListQuery, TaskStore } from '../../src/stores/task-store.js';
+import type { TaskStore } from '../../src/stores/task-store.js';
 import {
   T0,
   createRequest,
@@ -25,6 +25,7 @@ import {
   scope,
   textPart,
 } from './contract/builders.js';
+import { observeStore } from './observe-store.js';
 import { forkTypeScript } from './fixtures/fork-typescript.js';
 
 let directory: string;
@@ -38,29 +39,6 @@ beforeEach(() => {
 afterEach(() => {
   rmSync(directory, { recursive: true, force: true });
 });
-
-/** Everything a reader can observe of the store, for before/after comparisons. */
-async function observe(store: TaskStore, ids: readonly string[]): Promise<unknown> {
-  const tasks = [];
-  for (const id of ids) {
-    tasks.push(
-      await store.getTask(scope, id),
-      await store.getTask(scope, id, { historyLength: 2, includeArtifacts: false }),
-      await store.readEvents(id, 0, 10_000),
-    );
-  }
-  const pages = [];
-  let after: TaskListQuery['after'];
-  do {
-    const page = await store.listTasks(
-      scope,
-      after === undefined ? { pageSize: 3 } : { pageSize: 3, after },
-    );
-    pages.push(page);
-    after = page.next;
-  } while (after !== undefined);
-  return { tasks, pages, orphans: await store.findOrphanedTasks(100) };
-}
 
 async function seed(store: TaskStore): Promise<string[]> {
   const ids: string[] = [];
@@ -91,10 +69,10 @@ describe('SqliteTaskStore file', () => {
   it('keeps everything across close and reopen', async () => {
     const first = SqliteTaskStore.open({ path });
     const ids = await seed(first);
-    const before = await observe(first, ids);
+    const before = await observeStore(first, ids);
     await first.close();
     const second = SqliteTaskStore.open({ path });
-    expect(await observe(second, ids)).toEqual(before);
+    expect(await observeStore(second, ids)).toEqual(before);
     const result = await second.append({ taskId: 't1', expectedSeq: 7, events: [], mutations: [] });
     expect(result).toEqual({ ok: true, seq: 7 });
     await second.close();
@@ -361,8 +339,8 @@ describe('SqliteTaskStore file', () => {
     const oneByOne = SqliteTaskStore.open({ path: otherPath });
     await oneByOne.createTask(createRequest(newTask('older')));
     for (const write of script) await write(oneByOne).catch(() => undefined);
-    const expected = await observe(oneByOne, ['short', 'long', 'older']);
-    expect(await observe(together, ['short', 'long', 'older'])).toEqual(expected);
+    const expected = await observeStore(oneByOne, ['short', 'long', 'older']);
+    expect(await observeStore(together, ['short', 'long', 'older'])).toEqual(expected);
     const short = await together.getTask(scope, 'short');
     expect(short?.seq).toBe(5);
     expect(short?.task.artifacts?.[0]?.parts).toEqual([
@@ -373,7 +351,7 @@ describe('SqliteTaskStore file', () => {
     // And it is what the file holds, and what the next writes build on.
     await together.close();
     const reopened = SqliteTaskStore.open({ path });
-    expect(await observe(reopened, ['short', 'long', 'older'])).toEqual(expected);
+    expect(await observeStore(reopened, ['short', 'long', 'older'])).toEqual(expected);
     expect(await append(reopened, 'long', 3, artifactUpdate('long', 'out', 'c', true))).toEqual({
       ok: true,
       seq: 4,
