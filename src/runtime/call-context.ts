@@ -28,10 +28,10 @@ export interface CallContext {
   /** The `Major.Minor` protocol version the request was made with. */
   readonly protocolVersion: string;
   /**
-   * For `SubscribeToTask`: the `Last-Event-ID` the client resumes after (an event sequence number
-   * as sent in the SSE `id:` field).
+   * For `SubscribeToTask`: resume after this sequence number of the task's event log (the SSE
+   * bindings read it from `Last-Event-ID`); absent for a fresh subscription.
    */
-  readonly lastEventId?: string | undefined;
+  readonly afterSeq?: number | undefined;
   /** Fires when the client goes away; never cancels the task itself. */
   readonly signal?: AbortSignal;
 }
@@ -43,7 +43,7 @@ export function createCallContext(init: Partial<CallContext> = {}): CallContext 
     tenant: init.tenant ?? '',
     requestedExtensions: init.requestedExtensions ?? [],
     protocolVersion: init.protocolVersion ?? '1.0',
-    ...(init.lastEventId === undefined ? {} : { lastEventId: init.lastEventId }),
+    ...(init.afterSeq === undefined ? {} : { afterSeq: init.afterSeq }),
     ...(init.signal === undefined ? {} : { signal: init.signal }),
   };
 }

@@ -292,8 +292,8 @@ class RuntimeRequestHandler implements A2ARequestHandler {
   async subscribeToTask(call: CallContext, request: SubscribeToTaskRequest): Promise<EventStream> {
     requireStreaming(this.capabilities, 'SubscribeToTask');
     const stored = await this.#getStored(call, request.id);
-    if (call.lastEventId !== undefined) {
-      const afterSeq = parseLastEventId(call.lastEventId, stored.seq);
+    if (call.afterSeq !== undefined) {
+      const afterSeq = checkedAfterSeq(call.afterSeq, stored.seq);
       if (isTerminalState(stored.state) && afterSeq >= stored.seq) return singleEvent(undefined);
       return this.#openStream(request.id, { afterSeq, catchUp: true });
     }
@@ -365,18 +365,16 @@ function singleEvent(event: StreamEvent | undefined): EventStream {
   };
 }
 
-function parseLastEventId(value: string, lastSeq: number): number {
-  const trimmed = value.trim();
-  const seq = /^\d{1,15}$/.test(trimmed) ? Number(trimmed) : NaN;
-  if (Number.isNaN(seq) || seq > lastSeq) {
+function checkedAfterSeq(afterSeq: number, lastSeq: number): number {
+  if (!Number.isSafeInteger(afterSeq) || afterSeq < 0 || afterSeq > lastSeq) {
     throw InvalidParamsError.fromViolations([
       {
         field: 'Last-Event-ID',
-        description: `must be the id of an event of this task (0 to ${lastSeq}), got ${JSON.stringify(value)}`,
+        description: `must be the id of an event of this task (0 to ${lastSeq}), got ${JSON.stringify(String(afterSeq))}`,
       },
     ]);
   }
-  return seq;
+  return afterSeq;
 }
 
 /** The stored task, carrying its JSON when the store has it (bindings then reuse the text). */

@@ -49,6 +49,7 @@ import {
   type HeaderReader,
 } from './service-parameters.js';
 import { stringifyProtocolValue } from '../../protocol/json-text.js';
+import { parseLastEventId } from '../server/last-event-id.js';
 
 /** One JSON-RPC call as the transport received it. */
 export interface JsonRpcRequestInput {
@@ -127,7 +128,7 @@ class JsonRpcCallContext implements CallContext {
     readonly tenant: string,
     readonly requestedExtensions: readonly string[],
     readonly protocolVersion: string,
-    readonly lastEventId: string | undefined,
+    readonly afterSeq: number | undefined,
   ) {
     this.#input = input;
   }
@@ -208,15 +209,16 @@ export function createJsonRpcHandler(
       const request = parseParams(method, rawParams);
       params = request;
       const tenant = (request as { tenant?: unknown }).tenant;
-      const lastEventId = input.headers.get('last-event-id');
+      const afterSeq =
+        method === 'SubscribeToTask'
+          ? parseLastEventId(input.headers.get('last-event-id'))
+          : undefined;
       const call = new JsonRpcCallContext(
         input,
         typeof tenant === 'string' ? tenant : '',
         parseExtensionsHeader(input.headers.get('a2a-extensions')),
         version.text,
-        lastEventId === null || lastEventId === undefined || lastEventId === ''
-          ? undefined
-          : lastEventId,
+        afterSeq,
       );
       activatedExtensions = handler.negotiateExtensions(call);
       if (method === 'SendStreamingMessage' || method === 'SubscribeToTask') {

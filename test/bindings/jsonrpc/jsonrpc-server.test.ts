@@ -209,7 +209,7 @@ describe('call context', () => {
     let seen: CallContext | undefined;
     const rpc = createJsonRpcHandler(
       withOverrides({
-        getTask: (call) => {
+        subscribeToTask: (call) => {
           seen = call;
           return Promise.reject(new TaskNotFoundError());
         },
@@ -217,7 +217,7 @@ describe('call context', () => {
     );
     const controller = new AbortController();
     await rpc({
-      ...input(request('GetTask', { id: 'x' }), {
+      ...input(request('SubscribeToTask', { id: 'x' }), {
         'a2a-version': '1.0.1',
         'a2a-extensions': 'urn:a, urn:b',
         'last-event-id': '12',
@@ -229,9 +229,29 @@ describe('call context', () => {
       tenant: '',
       protocolVersion: '1.0',
       requestedExtensions: ['urn:a', 'urn:b'],
-      lastEventId: '12',
+      afterSeq: 12,
     });
     expect(seen?.signal).toBe(controller.signal);
+  });
+
+  it('refuses a Last-Event-ID that is not an event id, before reaching the handler', async () => {
+    let reached = false;
+    const rpc = createJsonRpcHandler(
+      withOverrides({
+        subscribeToTask: () => {
+          reached = true;
+          return Promise.reject(new TaskNotFoundError());
+        },
+      }),
+    );
+    const reply = await rpc(
+      input(request('SubscribeToTask', { id: 'x' }), {
+        'a2a-version': '1.0',
+        'last-event-id': 'x1',
+      }),
+    );
+    expect(reply.kind === 'body' ? reply.errorCode : undefined).toBe(-32602);
+    expect(reached).toBe(false);
   });
 });
 
