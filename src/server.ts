@@ -67,12 +67,30 @@ export { createExpressMiddleware } from './http/adapters/express.js';
 export type { A2AExpressMiddleware } from './http/adapters/express.js';
 export { createLogger } from './http/logging.js';
 export type { CreateLoggerOptions, LogLevel } from './http/logging.js';
-export { createJsonRpcHandler } from './bindings/jsonrpc/jsonrpc-server.js';
+export { DEFAULT_RPC_PATH, jsonRpcBinding } from './bindings/jsonrpc/jsonrpc-http.js';
+export type { JsonRpcBindingOptions } from './bindings/jsonrpc/jsonrpc-http.js';
 export type {
-  JsonRpcHandler,
-  JsonRpcHandlerOptions,
-  JsonRpcReply,
-  JsonRpcRequestInput,
-} from './bindings/jsonrpc/jsonrpc-server.js';
+  BindingContext,
+  BindingReply,
+  BindingRequest,
+  BindingRoute,
+  HttpRefusal,
+  RouteMethod,
+  ServerBinding,
+  ServerBindingFactory,
+  StreamReport,
+} from './bindings/server/server-binding.js';
+export type { CallReport } from './bindings/server/call-report.js';
+export { AuthenticationError, anonymousAuthenticator } from './bindings/server/authentication.js';
+export type { AuthenticationRequest, Authenticator } from './bindings/server/authentication.js';
+export type {
+  HeaderReader,
+  HttpRequest,
+  HttpResponse,
+  PeerCertificate,
+  PeerIdentity,
+  SseSink,
+  SseSource,
+} from './protocol/http-exchange.js';
 
 export { CURRENT_PROTOCOL_VERSION } from './protocol/version.js';

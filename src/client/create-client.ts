@@ -9,7 +9,7 @@ import {
   HTTP_JSON_BINDING,
   createRestClientTransport,
 } from '../bindings/rest/rest-client-transport.js';
-import { EXTENSIONS_HEADER } from '../bindings/jsonrpc/service-parameters.js';
+import { EXTENSIONS_HEADER } from '../bindings/server/service-parameters.js';
 import {
   JSONRPC_BINDING,
   createJsonRpcClientTransport,

@@ -1,17 +1,20 @@
 /**
  * The agent card route (spec 8.2, 8.6): `GET <agent>/.well-known/agent-card.json`. The card is
- * the handler's card plus the one interface this server adds — the agent's JSON-RPC endpoint as
- * an absolute URL (spec 8.3) — so it depends on the base URL the client used. Each distinct base
- * URL gets its card built, validated, serialized and hashed once; a request then costs a map
- * lookup. The cache is bounded so that forged `Host` headers cannot grow it without limit.
+ * the handler's card plus the interfaces this server adds — one per binding mounted for the agent,
+ * as absolute URLs (spec 8.3), and any served elsewhere (gRPC's `host:port`) — so it depends on the
+ * base URL the client used. Each distinct base URL gets its card built, validated, serialized and
+ * hashed once; a request then costs a map lookup. The cache is bounded so that forged `Host`
+ * headers cannot grow it without limit.
  *
- * Caching follows spec 8.6.1: `Cache-Control: public, max-age=<n>` and a strong `ETag` (a SHA-256
- * of the JSON), with `304 Not Modified` for a matching `If-None-Match`.
+ * Caching follows spec 8.6.1: `Cache-Control: public, max-age=<n>`, a strong `ETag` (a SHA-256 of
+ * the JSON) and `Last-Modified` (when this server first built the card), with `304 Not Modified`
+ * for a matching `If-None-Match`, or — without one — an `If-Modified-Since` not older than it
+ * (RFC 9110 13.2.2).
  */
 
+import { cardWithInterfaces } from '../bindings/server/server-call.js';
 import type { AgentCard, AgentInterface } from '../protocol/generated/types.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
-import { CURRENT_PROTOCOL_VERSION } from '../protocol/version.js';
 import { parseMessage } from '../protocol/validation.js';
 import type { A2ARequestHandler } from '../runtime/request-handler.js';
 
@@ -21,23 +24,13 @@ export interface ServedCard {
   readonly json: string;
   /** A strong validator, quoted: `"<base64url of SHA-256>"`. */
   readonly etag: string;
+  /** When this server first served this card, as an HTTP date. */
+  readonly lastModified: string;
+  /** The same instant, in epoch seconds (HTTP dates have no finer resolution). */
+  readonly lastModifiedSeconds: number;
 }
 
 const MAX_CACHED_BASES = 64;
-
-/** The JSON-RPC interface of an agent at `url`. */
-export function jsonRpcInterface(url: string): AgentInterface {
-  return { url, protocolBinding: 'JSONRPC', protocolVersion: CURRENT_PROTOCOL_VERSION };
-}
-
-/** The handler's card with `supportedInterfaces` in the proto's position (after description). */
-export function buildAgentCard(
-  card: Omit<AgentCard, 'supportedInterfaces'>,
-  interfaces: AgentInterface[],
-): AgentCard {
-  const { name, description, ...rest } = card;
-  return { name, description, supportedInterfaces: interfaces, ...rest };
-}
 
 /**
  * Checks a card against the AgentCard schema.
@@ -65,24 +58,25 @@ async function sha256Tag(text: string): Promise<string> {
 export class AgentCardCache {
   readonly #handler: A2ARequestHandler;
   readonly #agentPath: string;
-  readonly #rpcPath: string;
+  readonly #interfaces: (baseUrl: string) => AgentInterface[];
   readonly #cards = new Map<string, Promise<ServedCard>>();
+  readonly #lastModifiedSeconds = Math.floor(Date.now() / 1000);
 
   /**
    * Validates the card once with a placeholder URL, so that an invalid card fails at startup.
    *
+   * @param interfaces the agent's interfaces under a base URL, the preferred first.
    * @throws ConfigurationError when the handler's card is not a valid AgentCard.
    */
-  constructor(handler: A2ARequestHandler, agentPath: string, rpcPath: string) {
+  constructor(
+    handler: A2ARequestHandler,
+    agentPath: string,
+    interfaces: (baseUrl: string) => AgentInterface[],
+  ) {
     this.#handler = handler;
     this.#agentPath = agentPath;
-    this.#rpcPath = rpcPath;
+    this.#interfaces = interfaces;
     assertValidCard(this.#build('http://127.0.0.1'), agentPath);
-  }
-
-  /** The absolute JSON-RPC URL of the agent under `baseUrl`. */
-  rpcUrl(baseUrl: string): string {
-    return baseUrl + this.#agentPath + this.#rpcPath;
   }
 
   /** The absolute card URL of the agent under `baseUrl`. */
@@ -90,9 +84,9 @@ export class AgentCardCache {
     return baseUrl + this.#agentPath + '/.well-known/agent-card.json';
   }
 
-  /** The interfaces the card declares under `baseUrl`. */
+  /** The interfaces the card declares under `baseUrl`, the preferred first. */
   interfaces(baseUrl: string): AgentInterface[] {
-    return [jsonRpcInterface(this.rpcUrl(baseUrl))];
+    return this.#interfaces(baseUrl);
   }
 
   /**
@@ -116,14 +110,21 @@ export class AgentCardCache {
   }
 
   #build(baseUrl: string): AgentCard {
-    return buildAgentCard(this.#handler.card, this.interfaces(baseUrl));
+    return cardWithInterfaces(this.#handler.card, this.interfaces(baseUrl));
   }
 
   async #serve(baseUrl: string): Promise<ServedCard> {
     const card = this.#build(baseUrl);
     assertValidCard(card, this.#agentPath);
     const json = JSON.stringify(card);
-    return { card, json, etag: await sha256Tag(json) };
+    const lastModifiedSeconds = this.#lastModifiedSeconds;
+    return {
+      card,
+      json,
+      etag: await sha256Tag(json),
+      lastModified: new Date(lastModifiedSeconds * 1000).toUTCString(),
+      lastModifiedSeconds,
+    };
   }
 }
 
@@ -140,4 +141,22 @@ export function ifNoneMatchMatches(header: string | null | undefined, etag: stri
     if ((tag.startsWith('W/') ? tag.slice(2) : tag) === opaque) return true;
   }
   return false;
+}
+
+/**
+ * Whether a conditional GET may be answered `304 Not Modified` (RFC 9110 13.2.2): by
+ * `If-None-Match` when present, else by an `If-Modified-Since` at or after `lastModifiedSeconds`
+ * (an unparsable date is ignored, as the RFC says).
+ */
+export function notModified(
+  ifNoneMatch: string | null | undefined,
+  ifModifiedSince: string | null | undefined,
+  served: Pick<ServedCard, 'etag' | 'lastModifiedSeconds'>,
+): boolean {
+  if (ifNoneMatch !== null && ifNoneMatch !== undefined) {
+    return ifNoneMatchMatches(ifNoneMatch, served.etag);
+  }
+  if (ifModifiedSince === null || ifModifiedSince === undefined) return false;
+  const since = Date.parse(ifModifiedSince);
+  return !Number.isNaN(since) && Math.floor(since / 1000) >= served.lastModifiedSeconds;
 }

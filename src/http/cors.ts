@@ -6,7 +6,7 @@
  * (servers, CLIs) get no CORS headers: they would be ignored.
  */
 
-import type { HeaderReader } from '../bindings/jsonrpc/service-parameters.js';
+import type { HeaderReader } from '../protocol/http-exchange.js';
 import type { CorsOrigins } from './http-options.js';
 
 /** Request headers a browser client may send to an A2A server. */
@@ -18,10 +18,17 @@ const ALLOWED_HEADERS = [
   'Last-Event-ID',
   'X-API-Key',
   'If-None-Match',
+  'If-Modified-Since',
 ].join(', ');
 
 /** Response headers a browser client must be able to read. */
-const EXPOSED_HEADERS = ['A2A-Extensions', 'ETag'].join(', ');
+const EXPOSED_HEADERS = [
+  'A2A-Extensions',
+  'ETag',
+  'Last-Modified',
+  'WWW-Authenticate',
+  'Retry-After',
+].join(', ');
 
 /** Preflight results may be cached by the browser for a day. */
 const PREFLIGHT_MAX_AGE = '86400';

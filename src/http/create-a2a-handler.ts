@@ -7,12 +7,8 @@
  * `node:http` adapter serves the same core without constructing web `Request`/`Response` objects.
  */
 
-import {
-  SSE_HEARTBEAT,
-  SseHeartbeat,
-  type HttpCoreRequest,
-  type SseSource,
-} from './http-exchange.js';
+import type { HttpRequest, PeerIdentity, SseSource } from '../protocol/http-exchange.js';
+import { SSE_HEARTBEAT, SseHeartbeat } from './sse-heartbeat.js';
 import { createHttpCore, type HttpCore } from './http-core.js';
 import type { A2AHandlerOptions } from './http-options.js';
 import { readAtMost } from '../protocol/bounded-read.js';
@@ -23,7 +19,10 @@ export type A2AFetchHandler = (request: Request) => Promise<Response>;
 const encoder = new TextEncoder();
 const HEARTBEAT_BYTES = encoder.encode(SSE_HEARTBEAT);
 
-function toCoreRequest(request: Request): HttpCoreRequest {
+/** A fetch runtime does not say who is on the other end. */
+const UNKNOWN_PEER: PeerIdentity = Object.freeze({ address: undefined, certificate: undefined });
+
+function toCoreRequest(request: Request): HttpRequest {
   const url = new URL(request.url);
   const port = url.port === '' ? undefined : Number(url.port);
   return {
@@ -33,6 +32,7 @@ function toCoreRequest(request: Request): HttpCoreRequest {
     scheme: url.protocol === 'https:' ? 'https' : 'http',
     mountPath: '',
     localPort: port,
+    peer: UNKNOWN_PEER,
     // A fetch runtime puts the authority in the URL; a `Request` built in code has no Host.
     get: (name) => request.headers.get(name) ?? (name === 'host' ? url.host : null),
     readBody: (limit) => readAtMost(request.body, limit),

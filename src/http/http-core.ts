@@ -1,43 +1,53 @@
 /**
- * The A2A HTTP core: routes an {@link HttpCoreRequest} to the agent card, the JSON-RPC endpoint
- * or a server route, and describes the response. Every transport (fetch handler, node adapter,
- * Express adapter) is a thin bridge around it; see `http-exchange.ts` for why the core does not
- * use web `Request`/`Response`.
+ * The A2A HTTP core: a router over the protocol bindings mounted for each agent (see
+ * `bindings/server/server-binding.ts`), plus the routes every server has. Every transport (fetch
+ * handler, node adapter, Express adapter) is a thin bridge around it; see
+ * `protocol/http-exchange.ts` for why the core does not use web `Request`/`Response`.
  *
  * Routes, for each agent mounted at `<path>` (`''` for the root):
- * - `POST <path><rpcPath>` (and with a trailing slash): JSON-RPC (`json-rpc-route.ts`);
- * - `GET <path>/.well-known/agent-card.json`: the agent card (`agent-card-route.ts`).
+ * - each binding's routes below `<path><binding path>` (JSON-RPC: `POST <path>/a2a`);
+ * - `GET <path>/.well-known/agent-card.json`: the agent card (`agent-card-route.ts`), listing one
+ *   interface per binding.
  *
  * And for the server: `GET /healthz` → `{"status":"ok"}`. When several agents are mounted,
  * `GET /` lists them (`{ agents: [{ name, description, path, cardUrl, url }] }`) and the FIRST
  * agent's card is also served at the root `/.well-known/agent-card.json` (unless an agent is
  * mounted at the root), so that a client that only knows the host still discovers an agent.
  *
+ * Every call to a binding's route first goes through the identity hook (`authenticate`); a refusal
+ * is answered by that binding in its own error form. Cards, health and CORS preflights stay open.
+ *
  * Safe defaults: an unknown path is a 404 and a known path with the wrong method a 405 with
- * `Allow`, both with a JSON body; `OPTIONS` on a known path is a CORS preflight (204).
+ * `Allow` (in the binding's error form on a binding's route), both with a JSON body; `OPTIONS` on a
+ * known path is a CORS preflight (204).
  */
 
-import { createJsonRpcHandler, type JsonRpcHandler } from '../bindings/jsonrpc/jsonrpc-server.js';
-import type { JsonRpcReply } from '../bindings/jsonrpc/jsonrpc-server.js';
-import { ConfigurationError } from '../protocol/local-errors.js';
-import { AgentCardCache, ifNoneMatchMatches } from './agent-card-route.js';
+import { AuthenticationError, authenticateCall } from '../bindings/server/authentication.js';
+import type { CallReport } from '../bindings/server/call-report.js';
+import type {
+  BindingRoute,
+  HttpRefusal,
+  ServerBinding,
+} from '../bindings/server/server-binding.js';
+import type { HttpRequest, HttpResponse } from '../protocol/http-exchange.js';
+import type { AgentInterface } from '../protocol/generated/types.js';
+import { AgentCardCache, notModified } from './agent-card-route.js';
 import { createCorsPolicy, type CorsPolicy } from './cors.js';
-import type { HttpCoreRequest, HttpCoreResponse } from './http-exchange.js';
 import {
   resolveHttpOptions,
   type A2AHandlerOptions,
   type ResolvedAgentMount,
   type ResolvedHttpOptions,
 } from './http-options.js';
-import { jsonRpcRefusal, serveJsonRpc, type JsonRpcRouteContext } from './json-rpc-route.js';
 import { baseUrlOf } from './public-url.js';
 import { RequestLog } from './request-log.js';
+import { Router, type RouteLookup } from './router.js';
 
 /** The transport-neutral server: what every bridge calls. */
 export interface HttpCore {
   readonly options: ResolvedHttpOptions;
   /** Answers a request; never rejects (unexpected errors are logged and answered with 500). */
-  handle(request: HttpCoreRequest): Promise<HttpCoreResponse>;
+  handle(request: HttpRequest): Promise<HttpResponse>;
   /** Whether `path` is one of the core's routes (adapters that can fall through check first). */
   hasRoute(path: string): boolean;
   /**
@@ -49,146 +59,239 @@ export interface HttpCore {
 
 interface AgentEntry {
   readonly mount: ResolvedAgentMount;
-  readonly rpc: JsonRpcHandler;
+  readonly bindings: readonly ServerBinding[];
   readonly cards: AgentCardCache;
-  readonly rpcContext: JsonRpcRouteContext;
 }
 
-type Route =
-  | { readonly kind: 'rpc'; readonly agent: AgentEntry }
+type Target =
+  | {
+      readonly kind: 'binding';
+      readonly agent: AgentEntry;
+      readonly binding: ServerBinding;
+      readonly route: BindingRoute;
+    }
   | { readonly kind: 'card'; readonly agent: AgentEntry }
   | { readonly kind: 'health' }
   | { readonly kind: 'index' };
 
-const RPC_METHODS = 'POST, OPTIONS';
-const READ_METHODS = 'GET, HEAD, OPTIONS';
 const CARD_PATH = '/.well-known/agent-card.json';
 
-function buildRoutes(agents: readonly AgentEntry[]): Map<string, Route> {
-  const routes = new Map<string, Route>();
-  const add = (path: string, route: Route): void => {
-    if (routes.has(path)) {
-      throw new ConfigurationError(
-        `Two routes claim ${path}; give each agent a distinct path (agents[].path) or rpcPath`,
-      );
-    }
-    routes.set(path, route);
-  };
-  add('/healthz', { kind: 'health' });
-  for (const agent of agents) {
-    const rpcPath = agent.mount.path + agent.mount.rpcPath;
-    add(rpcPath, { kind: 'rpc', agent });
-    add(rpcPath + '/', { kind: 'rpc', agent });
-    add(agent.mount.path + CARD_PATH, { kind: 'card', agent });
-  }
-  const first = agents[0];
-  if (agents.length > 1 && first !== undefined) {
-    add('/', { kind: 'index' });
-    if (!routes.has(CARD_PATH)) routes.set(CARD_PATH, { kind: 'card', agent: first });
-  }
-  return routes;
+/** The result of routing: the response, and the binding's report when a binding answered. */
+interface Routed {
+  readonly response: HttpResponse;
+  readonly report?: CallReport | undefined;
 }
 
 function statusBody(code: number, status: string, message: string): string {
   return JSON.stringify({ error: { code, status, message } });
 }
 
+/** The interfaces of an agent under a base URL, the preferred binding first. */
+function interfacesOf(
+  mount: ResolvedAgentMount,
+  bindings: readonly ServerBinding[],
+  preferred: string | undefined,
+): (baseUrl: string) => AgentInterface[] {
+  const tenant = mount.tenant === undefined ? {} : { tenant: mount.tenant };
+  return (baseUrl) => {
+    const list: AgentInterface[] = bindings.map((binding) => ({
+      url: baseUrl + mount.path + binding.path,
+      protocolBinding: binding.protocolBinding,
+      protocolVersion: binding.protocolVersion,
+      ...tenant,
+    }));
+    for (const external of mount.interfaces) list.push({ ...external });
+    if (preferred === undefined) return list;
+    const first = list.filter((entry) => entry.protocolBinding === preferred);
+    return [...first, ...list.filter((entry) => entry.protocolBinding !== preferred)];
+  };
+}
+
+/** The methods of a route list as an `Allow` value: built-in GETs also answer HEAD. */
+function allowOf(methods: readonly string[], target: Target | undefined): string {
+  const allow = [...methods];
+  if (target !== undefined && target.kind !== 'binding' && allow.includes('GET')) {
+    allow.splice(allow.indexOf('GET') + 1, 0, 'HEAD');
+  }
+  allow.push('OPTIONS');
+  return allow.join(', ');
+}
+
 /** Creates the core. @throws ConfigurationError for invalid options or an invalid agent card. */
 export function createHttpCore(options: A2AHandlerOptions): HttpCore {
   const resolved = resolveHttpOptions(options);
-  const { logger, publicUrl, maxBodyBytes, cardMaxAgeSeconds } = resolved;
+  const { logger, publicUrl, maxBodyBytes, cardMaxAgeSeconds, authenticate } = resolved;
   const cors: CorsPolicy = createCorsPolicy(resolved.corsOrigins);
   const requestLog = new RequestLog(logger);
   const cacheControl = `public, max-age=${cardMaxAgeSeconds}`;
+  const router = new Router<Target>();
 
   const agents: AgentEntry[] = resolved.agents.map((mount) => {
-    const cards = new AgentCardCache(mount.handler, mount.path, mount.rpcPath);
-    return {
-      mount,
-      cards,
-      rpc: createJsonRpcHandler(mount.handler, { logger }),
-      rpcContext: {
-        maxBodyBytes,
-        cors,
+    // The bindings are created before the card that lists them, and read it only per request.
+    const holder: { cards?: AgentCardCache } = {};
+    const bindings = mount.bindings.map((factory) =>
+      factory({
+        handler: mount.handler,
         logger,
-        agentInterfaces: (request) => cards.interfaces(baseUrlOf(request, publicUrl)),
-      },
-    };
+        maxBodyBytes,
+        agentInterfaces: (request) => holder.cards?.interfaces(baseUrlOf(request, publicUrl)) ?? [],
+      }),
+    );
+    const cards = new AgentCardCache(
+      mount.handler,
+      mount.path,
+      interfacesOf(mount, bindings, resolved.preferredBinding),
+    );
+    holder.cards = cards;
+    return { mount, bindings, cards };
   });
-  const routes = buildRoutes(agents);
 
-  function json(
-    status: number,
-    body: string | undefined,
-    request: HttpCoreRequest,
-  ): HttpCoreResponse {
+  router.add('GET', '/healthz', { kind: 'health' });
+  for (const agent of agents) {
+    for (const binding of agent.bindings) {
+      for (const route of binding.routes) {
+        router.add(route.method, agent.mount.path + binding.path + route.path, {
+          kind: 'binding',
+          agent,
+          binding,
+          route,
+        });
+      }
+    }
+    router.add('GET', agent.mount.path + CARD_PATH, { kind: 'card', agent });
+  }
+  const first = agents[0];
+  if (agents.length > 1 && first !== undefined) {
+    router.add('GET', '/', { kind: 'index' });
+    if (router.lookup('GET', CARD_PATH).kind === 'not-found') {
+      router.add('GET', CARD_PATH, { kind: 'card', agent: first });
+    }
+  }
+
+  function json(status: number, body: string | undefined, request: HttpRequest): HttpResponse {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
-    cors.apply(headers, request);
     return { status, headers, body: request.method === 'HEAD' ? undefined : body };
   }
 
-  function notFound(request: HttpCoreRequest): HttpCoreResponse {
+  function notFound(request: HttpRequest): HttpResponse {
+    const base = baseUrlOf(request, publicUrl);
     const endpoints = agents
       .slice(0, 3)
-      .map((agent) => `POST ${agent.mount.path + agent.mount.rpcPath}`)
+      .flatMap((agent) =>
+        agent.cards
+          .interfaces(base)
+          .filter((entry) => entry.url.startsWith(base))
+          .map((entry) => `${entry.protocolBinding} ${entry.url.slice(base.length) || '/'}`),
+      )
       .join(', ');
     const message =
       `No A2A route at ${request.method} ${request.path}; agent cards are at ` +
-      `<agent path>${CARD_PATH} and JSON-RPC endpoints at ${endpoints}`;
+      `<agent path>${CARD_PATH} and interfaces at ${endpoints}`;
     return json(404, statusBody(404, 'NOT_FOUND', message), request);
   }
 
-  function methodNotAllowed(route: Route, request: HttpCoreRequest): HttpCoreResponse {
-    const allow = route.kind === 'rpc' ? RPC_METHODS : READ_METHODS;
+  function methodNotAllowed(
+    found: Extract<RouteLookup<Target>, { kind: 'method-not-allowed' }>,
+    request: HttpRequest,
+  ): HttpResponse {
+    const allow = allowOf(found.allow, found.target);
     const message = `${request.method} is not allowed on ${request.path}; use ${allow}`;
-    if (route.kind === 'rpc') return jsonRpcRefusal(405, message, cors, request, { allow });
+    if (found.target.kind === 'binding') {
+      const refusal: HttpRefusal = {
+        status: 405,
+        code: 'METHOD_NOT_ALLOWED',
+        message,
+        headers: { allow },
+      };
+      return found.target.binding.refuse(refusal, request);
+    }
     const response = json(405, statusBody(405, 'METHOD_NOT_ALLOWED', message), request);
     response.headers.allow = allow;
     return response;
   }
 
-  async function serveCard(agent: AgentEntry, request: HttpCoreRequest): Promise<HttpCoreResponse> {
+  async function serveCard(agent: AgentEntry, request: HttpRequest): Promise<HttpResponse> {
     const served = await agent.cards.get(baseUrlOf(request, publicUrl));
-    const headers: Record<string, string> = { 'cache-control': cacheControl, etag: served.etag };
-    cors.apply(headers, request);
-    if (ifNoneMatchMatches(request.get('if-none-match'), served.etag))
+    const headers: Record<string, string> = {
+      'cache-control': cacheControl,
+      etag: served.etag,
+      'last-modified': served.lastModified,
+    };
+    if (notModified(request.get('if-none-match'), request.get('if-modified-since'), served)) {
       return { status: 304, headers };
+    }
     headers['content-type'] = 'application/json';
     return { status: 200, headers, body: request.method === 'HEAD' ? undefined : served.json };
   }
 
-  function serveIndex(request: HttpCoreRequest): HttpCoreResponse {
+  function serveIndex(request: HttpRequest): HttpResponse {
     const base = baseUrlOf(request, publicUrl);
     const list = agents.map(({ mount, cards }) => ({
       name: mount.handler.card.name,
       description: mount.handler.card.description,
       path: mount.path === '' ? '/' : mount.path,
       cardUrl: cards.cardUrl(base),
-      url: cards.rpcUrl(base),
+      url: cards.interfaces(base)[0]?.url,
     }));
     return json(200, JSON.stringify({ agents: list }), request);
   }
 
-  async function route(
-    request: HttpCoreRequest,
-  ): Promise<{ response: HttpCoreResponse; reply?: JsonRpcReply | undefined }> {
-    const found = routes.get(request.path);
-    if (found === undefined) return { response: notFound(request) };
+  async function serveBinding(
+    target: Extract<Target, { kind: 'binding' }>,
+    params: Readonly<Record<string, string>>,
+    request: HttpRequest,
+  ): Promise<Routed> {
+    const { binding, route } = target;
+    const verdict = await authenticateCall(authenticate, {
+      binding: binding.protocolBinding,
+      headers: request,
+      query: request.query,
+      peer: request.peer,
+    });
+    if (verdict instanceof AuthenticationError) {
+      const headers: Record<string, string> = {};
+      if (verdict.challenges.length > 0) {
+        headers['www-authenticate'] = verdict.challenges.join(', ');
+      }
+      const refusal: HttpRefusal = {
+        status: verdict.status,
+        code: verdict.status === 401 ? 'UNAUTHENTICATED' : 'PERMISSION_DENIED',
+        message: verdict.message,
+        headers,
+      };
+      logger.warn(
+        { binding: binding.protocolBinding, path: request.path, status: verdict.status },
+        'refused a call that did not authenticate',
+      );
+      return { response: binding.refuse(refusal, request) };
+    }
+    return route.handle({ http: request, params, principal: verdict });
+  }
+
+  async function route(request: HttpRequest): Promise<Routed> {
     const method = request.method;
     if (method === 'OPTIONS') {
+      const methods = router.methodsOf(request.path);
+      if (methods.length === 0) return { response: notFound(request) };
+      const lookup = router.lookup(methods[0] as string, request.path);
+      const target = lookup.kind === 'found' ? lookup.target : undefined;
       const headers: Record<string, string> = {};
-      cors.preflight(headers, request, found.kind === 'rpc' ? RPC_METHODS : READ_METHODS);
+      cors.preflight(headers, request, allowOf(methods, target));
       return { response: { status: 204, headers } };
     }
-    if (found.kind === 'rpc') {
-      if (method !== 'POST') return { response: methodNotAllowed(found, request) };
-      return serveJsonRpc(found.agent.rpc, request, found.agent.rpcContext);
+    let found = router.lookup(method, request.path);
+    if (found.kind !== 'found' && method === 'HEAD') {
+      const asGet = router.lookup('GET', request.path);
+      if (asGet.kind === 'found' && asGet.target.kind !== 'binding') found = asGet;
     }
-    if (method !== 'GET' && method !== 'HEAD')
-      return { response: methodNotAllowed(found, request) };
-    switch (found.kind) {
+    if (found.kind === 'not-found') return { response: notFound(request) };
+    if (found.kind === 'method-not-allowed') return { response: methodNotAllowed(found, request) };
+    const target = found.target;
+    switch (target.kind) {
+      case 'binding':
+        return serveBinding(target, found.params, request);
       case 'card':
-        return { response: await serveCard(found.agent, request) };
+        return { response: await serveCard(target.agent, request) };
       case 'health':
         return { response: json(200, '{"status":"ok"}', request) };
       case 'index':
@@ -198,11 +301,11 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
 
   return {
     options: resolved,
-    hasRoute: (path) => routes.has(path),
+    hasRoute: (path) => router.methodsOf(path).length > 0,
     async handle(request) {
       const logging = requestLog.enabled;
       const start = logging ? performance.now() : 0;
-      let routed: { response: HttpCoreResponse; reply?: JsonRpcReply | undefined };
+      let routed: Routed;
       try {
         routed = await route(request);
       } catch (error) {
@@ -212,8 +315,9 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
         );
         routed = { response: json(500, statusBody(500, 'INTERNAL', 'Internal error'), request) };
       }
+      cors.apply(routed.response.headers, request);
       if (!logging) return routed.response;
-      return requestLog.finish(request, routed.response, routed.reply, start);
+      return requestLog.finish(request, routed.response, routed.report, start);
     },
     async shutdownAgents(shutdownOptions = {}) {
       const results = await Promise.allSettled(

@@ -4,22 +4,41 @@
  * {@link ConfigurationError} naming the option instead of a broken request later.
  */
 
+import { DEFAULT_RPC_PATH, jsonRpcBinding } from '../bindings/jsonrpc/jsonrpc-http.js';
+import { anonymousAuthenticator, type Authenticator } from '../bindings/server/authentication.js';
+import type { ServerBindingFactory } from '../bindings/server/server-binding.js';
+import type { AgentInterface } from '../protocol/generated/types.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
 import { integerOption } from '../protocol/integer-option.js';
 import { silentLogger, type Logger } from '../runtime/logger.js';
 import type { A2ARequestHandler } from '../runtime/request-handler.js';
 
+export { DEFAULT_RPC_PATH };
+
 /** One agent served by the handler. */
 export interface A2AAgentMount {
   /**
    * Where the agent lives: `''` (or `'/'`) for the root, else a path like `/agents/dice`. Its
-   * card is served at `<path>/.well-known/agent-card.json`, its JSON-RPC endpoint at
-   * `<path><rpcPath>`.
+   * card is served at `<path>/.well-known/agent-card.json`, each binding below it (JSON-RPC at
+   * `<path><rpcPath>`).
    */
   readonly path: string;
   readonly handler: A2ARequestHandler;
   /** Overrides {@link A2AHandlerOptions.rpcPath} for this agent. */
   readonly rpcPath?: string | undefined;
+  /** Overrides {@link A2AHandlerOptions.bindings} for this agent. */
+  readonly bindings?: readonly ServerBindingFactory[] | undefined;
+  /**
+   * Interfaces this agent is served on outside this handler — e.g. gRPC on a port of its own —
+   * listed in its card after those of its bindings (unless {@link A2AHandlerOptions.preferredBinding}
+   * puts one first).
+   */
+  readonly interfaces?: readonly AgentInterface[] | undefined;
+  /**
+   * A tenant to declare on this agent's interfaces (`AgentInterface.tenant`), which clients then
+   * send with every request (spec 4.4.6). Tasks are scoped by the tenant each request names.
+   */
+  readonly tenant?: string | undefined;
 }
 
 /** CORS policy: `'*'` (any origin), a list of allowed origins, or `false` (no CORS headers). */
@@ -31,6 +50,22 @@ export interface A2AHandlerOptions {
   readonly agents: readonly A2AAgentMount[];
   /** The JSON-RPC endpoint below each agent's path. Default `/a2a`. */
   readonly rpcPath?: string | undefined;
+  /**
+   * The protocol bindings served for every agent, each declared in the agent card. Default: the
+   * JSON-RPC binding at `rpcPath`.
+   */
+  readonly bindings?: readonly ServerBindingFactory[] | undefined;
+  /**
+   * The `protocolBinding` to list first in agent cards (clients that pick the first interface they
+   * support then use it). Default: the order of `bindings`, then `interfaces`.
+   */
+  readonly preferredBinding?: string | undefined;
+  /**
+   * Decides who is calling, once per call, before any binding handles it; the principal scopes
+   * every task (see `Authenticator`). Agent cards, `/healthz` and CORS preflights stay open.
+   * Default: every caller is the anonymous principal.
+   */
+  readonly authenticate?: Authenticator | undefined;
   /**
    * The externally visible URL of the handler's root (e.g. `https://agents.example.com/prefix`),
    * used for the absolute URLs in agent cards. Without it they are derived from each request's
@@ -52,6 +87,8 @@ export interface A2AHandlerOptions {
 /** Options with defaults applied and values checked. */
 export interface ResolvedHttpOptions {
   readonly agents: readonly ResolvedAgentMount[];
+  readonly authenticate: Authenticator;
+  readonly preferredBinding: string | undefined;
   readonly publicUrl: string | undefined;
   readonly maxBodyBytes: number;
   readonly heartbeatMs: number;
@@ -64,12 +101,11 @@ export interface ResolvedHttpOptions {
 export interface ResolvedAgentMount {
   /** `''` for the root, else `/x/y` without a trailing slash. */
   readonly path: string;
-  readonly rpcPath: string;
   readonly handler: A2ARequestHandler;
+  readonly bindings: readonly ServerBindingFactory[];
+  readonly interfaces: readonly AgentInterface[];
+  readonly tenant: string | undefined;
 }
-
-/** The JSON-RPC endpoint below an agent's path when none is configured. */
-export const DEFAULT_RPC_PATH = '/a2a';
 /** 4 MiB: far above any real A2A message, small enough that a flood cannot exhaust memory. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** 15 s: below the 30-60 s idle timeouts of common proxies and load balancers. */
@@ -131,10 +167,21 @@ export function resolveHttpOptions(options: A2AHandlerOptions): ResolvedHttpOpti
         `agents[${index}].rpcPath must not be empty: the JSON-RPC endpoint needs a path of its own, e.g. '/a2a'`,
       );
     }
+    const bindings = agent.bindings ?? options.bindings ?? [jsonRpcBinding({ path: rpcPath })];
+    if (bindings.length === 0 && (agent.interfaces ?? []).length === 0) {
+      throw new ConfigurationError(
+        `agents[${index}] has no bindings and no interfaces: mount at least one, e.g. jsonRpcBinding()`,
+      );
+    }
+    if (agent.tenant !== undefined && agent.tenant === '') {
+      throw new ConfigurationError(`agents[${index}].tenant must not be empty; omit it for none`);
+    }
     return {
       path: normalizePath(`agents[${index}].path`, agent.path),
-      rpcPath,
       handler: agent.handler,
+      bindings,
+      interfaces: agent.interfaces ?? [],
+      tenant: agent.tenant,
     };
   });
   const corsOrigins = options.corsOrigins ?? '*';
@@ -149,6 +196,8 @@ export function resolveHttpOptions(options: A2AHandlerOptions): ResolvedHttpOpti
   }
   return {
     agents,
+    authenticate: options.authenticate ?? anonymousAuthenticator,
+    preferredBinding: options.preferredBinding,
     publicUrl: resolvePublicUrl(options.publicUrl),
     maxBodyBytes: integerOption(
       'maxBodyBytes',
@@ -166,11 +215,4 @@ export function resolveHttpOptions(options: A2AHandlerOptions): ResolvedHttpOpti
     ),
     corsOrigins,
   };
-}
-
-/** `4 MiB`, `512 KiB`, `100 bytes`: for messages about the body limit. */
-export function formatBytes(bytes: number): string {
-  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
-  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
-  return `${bytes} bytes`;
 }

@@ -9,16 +9,17 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import type { Logger } from '../runtime/logger.js';
-import type { HttpCore } from './http-core.js';
 import {
   BODY_TOO_LARGE,
-  SSE_HEARTBEAT,
-  SseHeartbeat,
-  type HttpCoreRequest,
-  type HttpCoreResponse,
+  type HttpRequest,
+  type HttpResponse,
+  type PeerIdentity,
   type SseSource,
-} from './http-exchange.js';
+} from '../protocol/http-exchange.js';
+import type { Logger } from '../runtime/logger.js';
+import type { HttpCore } from './http-core.js';
+import { peerOf } from './peer-identity.js';
+import { SSE_HEARTBEAT, SseHeartbeat } from './sse-heartbeat.js';
 
 /** Request-specific inputs an adapter may supply. */
 export interface NodeServeOptions {
@@ -28,7 +29,7 @@ export interface NodeServeOptions {
   readonly parsedBody?: string | Uint8Array | undefined;
 }
 
-class NodeCoreRequest implements HttpCoreRequest {
+class NodeCoreRequest implements HttpRequest {
   readonly method: string;
   readonly path: string;
   readonly query: string;
@@ -54,6 +55,11 @@ class NodeCoreRequest implements HttpCoreRequest {
 
   get scheme(): 'http' | 'https' {
     return (this.#req.socket as Partial<TLSSocket>).encrypted === true ? 'https' : 'http';
+  }
+
+  /** Read from the socket on first access: only an authenticator that needs it asks. */
+  get peer(): PeerIdentity {
+    return peerOf(this.#req.socket);
   }
 
   get localPort(): number | undefined {
@@ -231,7 +237,7 @@ export class NodeBridge {
       });
   }
 
-  #write(res: ServerResponse, response: HttpCoreResponse): void {
+  #write(res: ServerResponse, response: HttpResponse): void {
     const headers = response.headers;
     if (this.#draining || response.closeConnection === true) headers.connection = 'close';
     if (response.sse !== undefined) {

@@ -11,7 +11,7 @@
  * address is reachable from where such a request can come from, the wildcard is not.
  */
 
-import type { HttpCoreRequest } from './http-exchange.js';
+import type { HttpRequest } from '../protocol/http-exchange.js';
 
 /** A host, optionally with a port: a DNS name or IPv4 address, or a bracketed IPv6 address. */
 const HOST_PATTERN =
@@ -26,7 +26,7 @@ function firstValue(value: string | null | undefined): string | undefined {
   return first === '' ? undefined : first;
 }
 
-function hostOf(request: HttpCoreRequest): string {
+function hostOf(request: HttpRequest): string {
   const fallbackPort = request.localPort === undefined ? '' : `:${request.localPort}`;
   const candidate = firstValue(request.get('x-forwarded-host')) ?? firstValue(request.get('host'));
   const match = candidate === undefined ? null : HOST_PATTERN.exec(candidate);
@@ -38,7 +38,7 @@ function hostOf(request: HttpCoreRequest): string {
   return candidate;
 }
 
-function schemeOf(request: HttpCoreRequest): string {
+function schemeOf(request: HttpRequest): string {
   const forwarded = firstValue(request.get('x-forwarded-proto'))?.toLowerCase();
   return forwarded === 'http' || forwarded === 'https' ? forwarded : request.scheme;
 }
@@ -47,7 +47,7 @@ function schemeOf(request: HttpCoreRequest): string {
  * The base URL (no trailing slash) under which the handler's routes live for this request: the
  * configured `publicUrl`, or `<scheme>://<host><mountPath>` from the request.
  */
-export function baseUrlOf(request: HttpCoreRequest, publicUrl: string | undefined): string {
+export function baseUrlOf(request: HttpRequest, publicUrl: string | undefined): string {
   if (publicUrl !== undefined) return publicUrl;
   return `${schemeOf(request)}://${hostOf(request)}${request.mountPath}`;
 }

@@ -1,15 +1,16 @@
 /**
  * The request log: one `info` line per HTTP request with what an operator needs to follow
- * traffic — HTTP and JSON-RPC method, path, task id, status, outcome, duration — and nothing
- * from message contents or credentials. It costs nothing when `info` is disabled: the level is
- * checked before the clock is read or any field is gathered.
+ * traffic — HTTP method, path, binding and operation, task id, status, outcome (the binding's
+ * error code and the A2A error reason), duration — and nothing from message contents or
+ * credentials. It reads what the binding reports (`CallReport`), never a binding's types. It
+ * costs nothing when `info` is disabled: the level is checked before the clock is read or any
+ * field is gathered.
  */
 
-import { taskIdOf } from '../bindings/jsonrpc/jsonrpc-dispatch.js';
-import type { JsonRpcEventStream } from '../bindings/jsonrpc/jsonrpc-event-stream.js';
-import type { JsonRpcReply } from '../bindings/jsonrpc/jsonrpc-server.js';
+import type { CallReport } from '../bindings/server/call-report.js';
+import type { StreamReport } from '../bindings/server/server-binding.js';
+import type { HttpRequest, HttpResponse, SseSink, SseSource } from '../protocol/http-exchange.js';
 import { silentLogger, type Logger } from '../runtime/logger.js';
-import type { HttpCoreRequest, HttpCoreResponse, SseSink, SseSource } from './http-exchange.js';
 
 /** Pino-compatible level check, when the logger has one. */
 interface LevelAware {
@@ -18,6 +19,10 @@ interface LevelAware {
 
 function isLevelAware(logger: Logger): logger is Logger & LevelAware {
   return typeof (logger as Partial<LevelAware>).isLevelEnabled === 'function';
+}
+
+function isStreamReport(report: CallReport): report is StreamReport {
+  return typeof (report as Partial<StreamReport>).onFinish === 'function';
 }
 
 /** Logs requests through `logger` when its `info` level is enabled. */
@@ -42,62 +47,54 @@ export class RequestLog {
    * and outcome cover the whole stream. Returns the response to send (a stream is wrapped).
    */
   finish(
-    request: HttpCoreRequest,
-    response: HttpCoreResponse,
-    reply: JsonRpcReply | undefined,
+    request: HttpRequest,
+    response: HttpResponse,
+    report: CallReport | undefined,
     startMs: number,
-  ): HttpCoreResponse {
-    if (response.sse === undefined || reply?.kind !== 'stream') {
-      this.#write(request, response.status, reply, startMs);
+  ): HttpResponse {
+    if (response.sse === undefined || report === undefined || !isStreamReport(report)) {
+      this.#write(request, response.status, report, startMs);
       return response;
     }
-    const stream = reply.stream;
-    const sse = new LoggedSseSource(stream, () =>
-      this.#write(request, response.status, reply, startMs),
+    const sse = new LoggedSseSource(response.sse, () =>
+      this.#write(request, response.status, report, startMs),
     );
     return { ...response, sse };
   }
 
   #write(
-    request: HttpCoreRequest,
+    request: HttpRequest,
     status: number,
-    reply: JsonRpcReply | undefined,
+    report: CallReport | undefined,
     startMs: number,
   ): void {
-    const errorCode = reply === undefined ? undefined : errorCodeOf(reply);
     const entry: Record<string, unknown> = {
       method: request.method,
       path: request.mountPath + request.path,
       status,
       durationMs: Math.round((performance.now() - startMs) * 100) / 100,
     };
-    if (reply !== undefined) {
-      entry.rpcMethod = reply.method;
-      const result =
-        reply.kind === 'body'
-          ? reply.result
-          : reply.kind === 'stream'
-            ? reply.stream.firstPayload
-            : undefined;
-      const taskId = taskIdOf(reply.params, result);
+    if (report !== undefined) {
+      const errorCode = report.errorCode;
+      entry.binding = report.binding;
+      entry.operation = report.operation;
+      const taskId = report.taskId;
       if (taskId !== undefined) entry.taskId = taskId;
       entry.outcome = errorCode === undefined ? 'ok' : 'error';
       if (errorCode !== undefined) entry.errorCode = errorCode;
+      const reason = report.errorReason;
+      if (reason !== undefined) entry.errorReason = reason;
     }
     this.#logger.info(entry, 'request');
   }
 }
 
-function errorCodeOf(reply: JsonRpcReply): number | undefined {
-  return reply.kind === 'stream' ? reply.stream.errorCode : reply.errorCode;
-}
-
 /** Calls `onEnd` once when the stream ends or is stopped. */
 class LoggedSseSource implements SseSource {
-  readonly #inner: JsonRpcEventStream;
+  readonly #inner: SseSource;
   #onEnd: (() => void) | undefined;
 
-  constructor(inner: JsonRpcEventStream, onEnd: () => void) {
+  constructor(inner: SseSource, onEnd: () => void) {
     this.#inner = inner;
     this.#onEnd = onEnd;
   }

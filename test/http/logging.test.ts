@@ -27,14 +27,14 @@ describe('request log', () => {
       level: 30,
       method: 'POST',
       path: '/a2a',
-      rpcMethod: 'SendMessage',
+      operation: 'SendMessage',
       taskId: sent.result?.task?.id,
       status: 200,
       outcome: 'ok',
     });
     expect(typeof requests[0]?.durationMs).toBe('number');
     expect(requests[1]).toMatchObject({
-      rpcMethod: 'GetTask',
+      operation: 'GetTask',
       taskId: 'missing',
       outcome: 'error',
       errorCode: -32001,
@@ -54,7 +54,7 @@ describe('request log', () => {
     await readSse(await postRaw(`${url}/a2a`, body));
     await new Promise((resolve) => setTimeout(resolve, 20));
     const [line] = lines.filter((entry) => entry.msg === 'request');
-    expect(line).toMatchObject({ rpcMethod: 'SendStreamingMessage', outcome: 'ok', status: 200 });
+    expect(line).toMatchObject({ operation: 'SendStreamingMessage', outcome: 'ok', status: 200 });
     expect(typeof line?.taskId).toBe('string');
   });
 

@@ -1,8 +1,8 @@
 /**
  * The server half of the JSON-RPC binding (spec 9): one JSON-RPC 2.0 request in, one reply out —
  * a JSON body, nothing (a notification), or a stream of SSE frames. It knows nothing about HTTP
- * servers: the transport hands it the body, a header reader and the query string, and writes what
- * it returns. That keeps the binding testable without sockets and shared by every HTTP adapter.
+ * servers: `jsonrpc-http.ts` hands it the body, a header reader and the query string, and writes
+ * what it returns. That keeps the binding testable without sockets.
  *
  * Order of checks, each answered with the request id once it is known:
  * 1. JSON (-32700), then the request object (-32600). Batches are refused with one -32600 and id
@@ -16,24 +16,32 @@
  */
 
 import {
-  InternalError,
   InvalidRequestError,
   JsonParseError,
   MethodNotFoundError,
-  isA2AError,
   type A2AError,
 } from '../../protocol/errors.js';
 import type { AgentInterface } from '../../protocol/generated/types.js';
+import type { HeaderReader } from '../../protocol/http-exchange.js';
+import { stringifyProtocolValue } from '../../protocol/json-text.js';
 import { OPERATION_NAMES, isOperationName, type OperationName } from '../../protocol/operations.js';
-import { ANONYMOUS, type CallContext } from '../../runtime/call-context.js';
+import { JSONRPC_BINDING } from '../../protocol/protocol-bindings.js';
+import { ANONYMOUS, type Principal } from '../../runtime/call-context.js';
 import { silentLogger, type Logger } from '../../runtime/logger.js';
 import type { A2ARequestHandler } from '../../runtime/request-handler.js';
+import { taskIdOf } from '../server/call-report.js';
+import { parseLastEventId } from '../server/last-event-id.js';
 import {
   invokeOperation,
-  invokeStreamingOperation,
-  parseParams,
-  type Invocation,
-} from './jsonrpc-dispatch.js';
+  isStreaming,
+  negotiateVersion,
+  openCall,
+  openStream,
+  parseRequest,
+  readVersionParameter,
+  wireErrorOf,
+} from '../server/server-call.js';
+import type { SseEventStream } from '../server/sse-event-stream.js';
 import {
   NULL_ID_TOKEN,
   errorEnvelope,
@@ -41,15 +49,7 @@ import {
   resultEnvelope,
   type JsonRpcId,
 } from './jsonrpc-envelope.js';
-import { JsonRpcEventStream } from './jsonrpc-event-stream.js';
-import {
-  negotiateVersion,
-  parseExtensionsHeader,
-  readVersionParameter,
-  type HeaderReader,
-} from './service-parameters.js';
-import { stringifyProtocolValue } from '../../protocol/json-text.js';
-import { parseLastEventId } from '../server/last-event-id.js';
+import { jsonRpcEventStream } from './jsonrpc-event-stream.js';
 
 /** One JSON-RPC call as the transport received it. */
 export interface JsonRpcRequestInput {
@@ -64,6 +64,8 @@ export interface JsonRpcRequestInput {
    * transport may create it lazily behind a getter.
    */
   readonly signal: AbortSignal;
+  /** Who is calling (the identity hook's verdict); anonymous when absent. */
+  readonly principal?: Principal | undefined;
   /** The interfaces to declare in `GetExtendedAgentCard` results. */
   readonly agentInterfaces?: (() => AgentInterface[]) | undefined;
 }
@@ -83,6 +85,8 @@ export interface JsonRpcBodyReply extends JsonRpcReplyBase {
   readonly body: string;
   /** The JSON-RPC error code, or `undefined` for a result. */
   readonly errorCode: number | undefined;
+  /** The A2A error reason of that error (`TASK_NOT_FOUND`), for logging. */
+  readonly errorReason?: string | undefined;
   /** The result value, for logging; `undefined` for an error. */
   readonly result: unknown;
 }
@@ -91,12 +95,13 @@ export interface JsonRpcBodyReply extends JsonRpcReplyBase {
 export interface JsonRpcEmptyReply extends JsonRpcReplyBase {
   readonly kind: 'empty';
   readonly errorCode: number | undefined;
+  readonly errorReason?: string | undefined;
 }
 
 /** A stream of SSE frames (`text/event-stream`). */
 export interface JsonRpcStreamReply extends JsonRpcReplyBase {
   readonly kind: 'stream';
-  readonly stream: JsonRpcEventStream;
+  readonly stream: SseEventStream;
 }
 
 /** What the transport writes back. */
@@ -113,31 +118,6 @@ export type JsonRpcHandler = (input: JsonRpcRequestInput) => Promise<JsonRpcRepl
 
 const NO_EXTENSIONS: readonly string[] = Object.freeze([]);
 const decoder = new TextDecoder();
-
-/**
- * The call context of a JSON-RPC request. A class rather than an object literal with a getter:
- * V8 gives every literal with its own accessor a new hidden class, which on a hot path costs
- * far more in garbage collection than the lazy signal saves.
- */
-class JsonRpcCallContext implements CallContext {
-  readonly principal = ANONYMOUS;
-  readonly #input: JsonRpcRequestInput;
-
-  constructor(
-    input: JsonRpcRequestInput,
-    readonly tenant: string,
-    readonly requestedExtensions: readonly string[],
-    readonly protocolVersion: string,
-    readonly afterSeq: number | undefined,
-  ) {
-    this.#input = input;
-  }
-
-  /** Created by the transport on first access only. */
-  get signal(): AbortSignal {
-    return this.#input.signal;
-  }
-}
 
 /** The framing fields of a request that passed the JSON-RPC 2.0 checks. */
 interface Framed {
@@ -170,17 +150,26 @@ function errorReply(
   const params = context.params;
   const activatedExtensions = context.activatedExtensions ?? NO_EXTENSIONS;
   const errorCode = error.code;
+  const errorReason = error.reason;
   if (target.notification) {
-    return { kind: 'empty', method, params, activatedExtensions, errorCode };
+    return { kind: 'empty', method, params, activatedExtensions, errorCode, errorReason };
   }
   const body = errorEnvelope(target.idToken, error);
-  return { kind: 'body', body, result: undefined, method, params, activatedExtensions, errorCode };
+  return {
+    kind: 'body',
+    body,
+    result: undefined,
+    method,
+    params,
+    activatedExtensions,
+    errorCode,
+    errorReason,
+  };
 }
 
 /**
- * Creates the JSON-RPC server half for one agent's request handler. The returned function
- * decodes and checks the request, negotiates version and extensions, builds the
- * {@link CallContext} and dispatches to `handler`.
+ * Creates the JSON-RPC server half for one agent's request handler: decodes and checks the
+ * request, then runs the shared call pipeline (`server-call.ts`) over `handler`.
  */
 export function createJsonRpcHandler(
   handler: A2ARequestHandler,
@@ -206,27 +195,28 @@ export function createJsonRpcHandler(
     let activatedExtensions = NO_EXTENSIONS;
     try {
       const version = negotiateVersion(readVersionParameter(input.headers, input.query));
-      const request = parseParams(method, rawParams);
+      const request = parseRequest(method, rawParams, 'params');
       params = request;
       const tenant = (request as { tenant?: unknown }).tenant;
-      const afterSeq =
-        method === 'SubscribeToTask'
-          ? parseLastEventId(input.headers.get('last-event-id'))
-          : undefined;
-      const call = new JsonRpcCallContext(
+      const opened = openCall(
+        handler,
+        {
+          principal: input.principal ?? ANONYMOUS,
+          tenant: typeof tenant === 'string' ? tenant : '',
+          protocolVersion: version.text,
+          extensions: input.headers.get('a2a-extensions'),
+          afterSeq:
+            method === 'SubscribeToTask'
+              ? parseLastEventId(input.headers.get('last-event-id'))
+              : undefined,
+        },
         input,
-        typeof tenant === 'string' ? tenant : '',
-        parseExtensionsHeader(input.headers.get('a2a-extensions')),
-        version.text,
-        afterSeq,
       );
-      activatedExtensions = handler.negotiateExtensions(call);
-      if (method === 'SendStreamingMessage' || method === 'SubscribeToTask') {
+      activatedExtensions = opened.activatedExtensions;
+      if (isStreaming(method)) {
         // `request` was parsed for `method`, which the narrowing above does not carry over.
-        const invocation = { method, call, request } as
-          Invocation<'SendStreamingMessage'> | Invocation<'SubscribeToTask'>;
-        const events = await invokeStreamingOperation(handler, invocation);
-        const stream = new JsonRpcEventStream(events, framed.idToken, logger);
+        const events = await openStream(handler, method, opened.call, request as never);
+        const stream = jsonRpcEventStream(events, framed.idToken, logger, method);
         if (!framed.notification) {
           return { kind: 'stream', stream, method, params, activatedExtensions };
         }
@@ -234,7 +224,7 @@ export function createJsonRpcHandler(
         stream.stop();
         return { kind: 'empty', errorCode: undefined, method, params, activatedExtensions };
       }
-      const result = await invokeOperation(handler, { method, call, request, environment: input });
+      const result = await invokeOperation(handler, method, opened.call, request as never, input);
       if (framed.notification) {
         return { kind: 'empty', errorCode: undefined, method, params, activatedExtensions };
       }
@@ -250,11 +240,21 @@ export function createJsonRpcHandler(
       };
     } catch (error) {
       const context = { method, params, activatedExtensions };
-      if (isA2AError(error)) return errorReply(framed, error, context);
-      logger.error({ err: error, method }, 'unexpected error while handling a JSON-RPC request');
-      return errorReply(framed, new InternalError(), context);
+      const wire = wireErrorOf(error, logger, { binding: JSONRPC_BINDING, operation: method });
+      return errorReply(framed, wire, context);
     }
   };
+}
+
+/** The task a JSON-RPC reply concerned, for the request log. */
+export function taskIdOfReply(reply: JsonRpcReply): string | undefined {
+  const result =
+    reply.kind === 'body'
+      ? reply.result
+      : reply.kind === 'stream'
+        ? reply.stream.firstPayload
+        : undefined;
+  return taskIdOf(reply.params, result);
 }
 
 type FrameResult =

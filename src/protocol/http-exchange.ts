@@ -1,32 +1,65 @@
 /**
- * The transport-neutral HTTP exchange that the A2A HTTP core works on. Every way of serving —
- * the web-standard fetch handler, the `node:http` adapter, the Express adapter — bridges its own
- * request to an {@link HttpCoreRequest} and writes the {@link HttpCoreResponse} it gets back.
+ * The transport-neutral HTTP exchange the server works on, below every binding and every adapter:
+ * the web-standard fetch handler, the `node:http` adapter and the Express adapter each bridge their
+ * own request to an {@link HttpRequest} and write the {@link HttpResponse} they get back, and a
+ * server binding (JSON-RPC, HTTP+JSON) answers with one directly. Types only, so that it sits below
+ * the bindings without pulling anything in.
  *
  * Why not web `Request`/`Response` everywhere: on Node 20 constructing them costs several
- * microseconds each (undici), which the benchmark of a JSON-RPC round trip would pay twice. The
- * core therefore needs only what it reads — method, path, query, a header lookup, a body reader
- * with a byte limit, an abort signal — and answers with a plain description: status, headers, and
- * a string/bytes body or a source that pushes SSE frames. The fetch bridge turns that into a
+ * microseconds each (undici), which a JSON-RPC round trip would pay twice. The server therefore
+ * needs only what it reads — method, path, query, a header lookup, a body reader with a byte limit,
+ * an abort signal, who is on the other end — and answers with a plain description: status, headers,
+ * and a string/bytes body or a source that pushes SSE frames. The fetch bridge turns that into a
  * `Response`; the node bridge into `writeHead` + `end`, or one `write` per SSE frame.
  *
  * Kept structural so the core stays free of `node:` imports.
  */
 
-import type { HeaderReader } from '../bindings/jsonrpc/service-parameters.js';
-import { TOO_LONG as BODY_TOO_LARGE } from '../protocol/bounded-read.js';
+import { TOO_LONG as BODY_TOO_LARGE } from './bounded-read.js';
 
 /**
- * Returned by {@link HttpCoreRequest.readBody} when the body exceeds the limit: the web reader's
- * own marker, so that the fetch bridge passes that reader's answer through.
+ * Returned by {@link HttpRequest.readBody} when the body exceeds the limit: the web reader's own
+ * marker, so that the fetch bridge passes that reader's answer through.
  */
 export { BODY_TOO_LARGE };
 
-/** A request as the core sees it. Header names passed to `get` are lower-case. */
-export interface HttpCoreRequest extends HeaderReader {
+/**
+ * Read access to request headers (or gRPC metadata) by lower-case name. The web `Headers` class
+ * satisfies it, so a fetch handler passes `request.headers` as is; other transports wrap their own
+ * header storage.
+ */
+export interface HeaderReader {
+  get(name: string): string | null | undefined;
+}
+
+/** The TLS client certificate of a connection, as far as an authenticator needs it. */
+export interface PeerCertificate {
+  /** Subject fields (`CN`, `O`, ...), as Node's `getPeerCertificate()` reports them. */
+  readonly subject: Readonly<Record<string, string | readonly string[]>>;
+  readonly issuer: Readonly<Record<string, string | readonly string[]>>;
+  /** SHA-256 fingerprint, colon-separated hex. */
+  readonly fingerprint256: string;
+  readonly serialNumber: string;
+  readonly validFrom: string;
+  readonly validTo: string;
+}
+
+/** Who is on the other end of the connection; what every binding can say about its caller. */
+export interface PeerIdentity {
+  /** The remote IP address, when the transport knows it. */
+  readonly address: string | undefined;
+  /**
+   * The client certificate, when the connection is TLS and the client presented one that the
+   * server's trusted CAs verified; `undefined` otherwise.
+   */
+  readonly certificate: PeerCertificate | undefined;
+}
+
+/** A request as the server sees it. Header names passed to `get` are lower-case. */
+export interface HttpRequest extends HeaderReader {
   /** Upper-case HTTP method. */
   readonly method: string;
-  /** The path, without query, relative to where the handler is mounted. */
+  /** The path, without query, relative to where the handler is mounted; still percent-encoded. */
   readonly path: string;
   /** The raw query string without `?` (`''` when there is none). */
   readonly query: string;
@@ -36,6 +69,8 @@ export interface HttpCoreRequest extends HeaderReader {
   readonly mountPath: string;
   /** The local port of the connection, for absolute URLs when the request has no usable Host. */
   readonly localPort: number | undefined;
+  /** The other end of the connection. Transports may compute it on first access. */
+  readonly peer: PeerIdentity;
   /**
    * Reads the whole body, or stops at `limit` bytes (without buffering the rest) and resolves to
    * {@link BODY_TOO_LARGE}. Rejects when the client aborts the upload.
@@ -70,8 +105,8 @@ export interface SseSource {
   stop(): void;
 }
 
-/** A response as the core describes it. */
-export interface HttpCoreResponse {
+/** A response as the server describes it. */
+export interface HttpResponse {
   readonly status: number;
   /**
    * Lower-case header names. The object belongs to this response: a bridge may add headers
@@ -87,37 +122,4 @@ export interface HttpCoreResponse {
    * connection cannot carry another request.
    */
   readonly closeConnection?: boolean | undefined;
-}
-
-/** The comment frame sent on an idle stream so that proxies keep it open. */
-export const SSE_HEARTBEAT = ':\n\n';
-
-/**
- * Sends {@link SSE_HEARTBEAT} through `send` every `intervalMs` while a stream is idle. Marking
- * activity costs one field write per event (no timer reset on the hot path), so the first
- * heartbeat after an event comes between one and two intervals later; each further one follows
- * one interval after the previous. `intervalMs <= 0` disables heartbeats.
- */
-export class SseHeartbeat {
-  #active = false;
-  readonly #timer: ReturnType<typeof setInterval> | undefined;
-
-  constructor(intervalMs: number, send: () => void) {
-    if (intervalMs <= 0) return;
-    this.#timer = setInterval(() => {
-      if (this.#active) this.#active = false;
-      else send();
-    }, intervalMs);
-    // A heartbeat must not keep a process alive on its own.
-    (this.#timer as { unref?: () => void }).unref?.();
-  }
-
-  /** Records that a frame was just written. */
-  touch(): void {
-    this.#active = true;
-  }
-
-  stop(): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-  }
 }

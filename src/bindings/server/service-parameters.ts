@@ -1,7 +1,8 @@
 /**
- * The A2A service parameters (spec 3.2.6) as the HTTP-based bindings carry them: the
- * `A2A-Version` and `A2A-Extensions` request headers (spec 9.2, 14.2), with `A2A-Version` also
- * accepted as a query parameter (spec 3.6.1). The header wins when both are sent.
+ * The A2A service parameters (spec 3.2.6), read the same way by every server binding: the
+ * `A2A-Version` and `A2A-Extensions` request headers (spec 9.2, 11.2, 14.2) or gRPC metadata of the
+ * same names (spec 10.2), with `A2A-Version` also accepted as a query parameter over HTTP (spec
+ * 3.6.1). The header wins when both are sent.
  */
 
 import { VersionNotSupportedError } from '../../protocol/errors.js';
@@ -11,14 +12,9 @@ import {
   parseProtocolVersion,
   type ProtocolVersion,
 } from '../../protocol/version.js';
+import type { HeaderReader } from '../../protocol/http-exchange.js';
 
-/**
- * Read access to request headers by lower-case name. The web `Headers` class satisfies it, so a
- * fetch handler passes `request.headers` as is; other transports wrap their own header storage.
- */
-export interface HeaderReader {
-  get(name: string): string | null | undefined;
-}
+export type { HeaderReader };
 
 /** The header that lists requested (and, in responses, activated) extension URIs. */
 export const EXTENSIONS_HEADER = 'A2A-Extensions';

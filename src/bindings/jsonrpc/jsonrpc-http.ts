@@ -1,0 +1,239 @@
+/**
+ * The JSON-RPC binding over HTTP (spec 9.1), as the server mounts it: `POST` to the interface URL
+ * (and to the same URL with a trailing slash, which some clients send) with a JSON body, answered
+ * with HTTP 200 and a JSON-RPC response (errors included), 204 for a notification, or
+ * `text/event-stream` for the streaming methods. The transport-level refusals happen here, before
+ * the JSON-RPC server sees anything, and still answer with a JSON-RPC error body so that JSON-RPC
+ * clients can read them:
+ * - 415 for a `Content-Type` other than `application/json` or `application/a2a+json` (a missing
+ *   one is accepted: some clients omit it and the body is parsed as JSON anyway);
+ * - 413 for a body over `maxBodyBytes`, refused from `Content-Length` before reading anything,
+ *   or as soon as the limit is crossed while reading; the connection is then closed, since the
+ *   rest of the body is never read;
+ * - whatever the server refuses before the binding (401 without credentials, 405).
+ */
+
+import { InvalidRequestError, type A2AError } from '../../protocol/errors.js';
+import {
+  BODY_TOO_LARGE,
+  type HttpRequest,
+  type HttpResponse,
+} from '../../protocol/http-exchange.js';
+import type { OperationName } from '../../protocol/operations.js';
+import { JSONRPC_BINDING } from '../../protocol/protocol-bindings.js';
+import { CURRENT_PROTOCOL_VERSION } from '../../protocol/version.js';
+import type { Principal } from '../../runtime/call-context.js';
+import type { AgentInterface } from '../../protocol/generated/types.js';
+import type { CallReport } from '../server/call-report.js';
+import { formatBytes, mediaTypeOf, sseHeaders } from '../server/http-media.js';
+import type {
+  BindingContext,
+  BindingReply,
+  BindingRequest,
+  HttpRefusal,
+  ServerBinding,
+  ServerBindingFactory,
+  StreamReport,
+} from '../server/server-binding.js';
+import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
+import { NULL_ID_TOKEN, errorEnvelope } from './jsonrpc-envelope.js';
+import {
+  createJsonRpcHandler,
+  taskIdOfReply,
+  type JsonRpcHandler,
+  type JsonRpcReply,
+  type JsonRpcRequestInput,
+} from './jsonrpc-server.js';
+
+/** Options of {@link jsonRpcBinding}. */
+export interface JsonRpcBindingOptions {
+  /** The endpoint below each agent's path. Default {@link DEFAULT_RPC_PATH}. */
+  readonly path?: string;
+}
+
+/** The JSON-RPC endpoint below an agent's path when none is configured. */
+export const DEFAULT_RPC_PATH = '/a2a';
+
+const ACCEPTED_MEDIA_TYPES = new Set(['application/json', 'application/a2a+json']);
+
+/** A JSON-RPC error body for a refusal (id `null`: the request was not read). */
+function refusalBody(error: A2AError): string {
+  return errorEnvelope(NULL_ID_TOKEN, error);
+}
+
+function refusalResponse(
+  status: number,
+  error: A2AError,
+  extraHeaders?: Readonly<Record<string, string>>,
+): HttpResponse {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...extraHeaders };
+  return { status, headers, body: refusalBody(error), closeConnection: status === 413 };
+}
+
+/**
+ * The JSON-RPC binding. The path is normalized by the server's options (`rpcPath`), which checks
+ * it; a binding given here directly must use a path like `/a2a`.
+ */
+export function jsonRpcBinding(options: JsonRpcBindingOptions = {}): ServerBindingFactory {
+  const path = options.path ?? DEFAULT_RPC_PATH;
+  return (context) => new JsonRpcHttpBinding(path, context);
+}
+
+class JsonRpcHttpBinding implements ServerBinding {
+  readonly protocolBinding = JSONRPC_BINDING;
+  readonly protocolVersion = CURRENT_PROTOCOL_VERSION;
+  readonly path: string;
+  readonly routes;
+  readonly #rpc: JsonRpcHandler;
+  readonly #context: BindingContext;
+
+  constructor(path: string, context: BindingContext) {
+    this.path = path;
+    this.#context = context;
+    this.#rpc = createJsonRpcHandler(context.handler, { logger: context.logger });
+    const handle = (request: BindingRequest): Promise<BindingReply> => this.#serve(request);
+    this.routes = [
+      { method: 'POST', path: '', handle },
+      { method: 'POST', path: '/', handle },
+    ] as const;
+  }
+
+  refuse(refusal: HttpRefusal, _request: HttpRequest): HttpResponse {
+    return refusalResponse(
+      refusal.status,
+      new InvalidRequestError(refusal.message),
+      refusal.headers,
+    );
+  }
+
+  async #serve(routed: BindingRequest): Promise<BindingReply> {
+    const request = routed.http;
+    const { maxBodyBytes, logger } = this.#context;
+    const contentType = request.get('content-type');
+    if (contentType && !ACCEPTED_MEDIA_TYPES.has(mediaTypeOf(contentType))) {
+      const message =
+        `Content-Type ${JSON.stringify(contentType)} is not supported; send the JSON-RPC request ` +
+        'as application/json';
+      return refused(415, new InvalidRequestError(message));
+    }
+    const tooLarge = `Request body exceeds the ${formatBytes(maxBodyBytes)} limit`;
+    const declared = request.get('content-length');
+    if (declared && Number(declared) > maxBodyBytes) {
+      return refused(413, new InvalidRequestError(tooLarge));
+    }
+    let body: string | Uint8Array | typeof BODY_TOO_LARGE;
+    try {
+      body = await request.readBody(maxBodyBytes);
+    } catch (error) {
+      // The client aborted the upload; nobody is left to read the answer, but answer anyway.
+      logger.debug({ err: error }, 'reading a request body failed');
+      const response = refusalResponse(
+        400,
+        new InvalidRequestError('The request body could not be read'),
+      );
+      return { response: { ...response, closeConnection: true }, report: refusedReport(400) };
+    }
+    if (body === BODY_TOO_LARGE) return refused(413, new InvalidRequestError(tooLarge));
+    const reply = await this.#rpc(new RouteInput(body, request, routed.principal, this.#context));
+    return { response: toHttpResponse(reply), report: reportOf(reply) };
+  }
+}
+
+function refused(status: number, error: A2AError): BindingReply {
+  return { response: refusalResponse(status, error), report: refusedReport(error.code) };
+}
+
+function refusedReport(errorCode: number): CallReport {
+  return {
+    binding: JSONRPC_BINDING,
+    operation: undefined,
+    taskId: undefined,
+    errorCode,
+    errorReason: undefined,
+  };
+}
+
+/**
+ * The binding's view of one request. A class, not an object literal with a getter: a literal
+ * with its own accessor gets a new hidden class on every evaluation (costly in garbage collection
+ * on a path taken by every request).
+ */
+class RouteInput implements JsonRpcRequestInput {
+  readonly query: string;
+
+  constructor(
+    readonly body: string | Uint8Array,
+    readonly headers: HttpRequest,
+    readonly principal: Principal,
+    readonly context: BindingContext,
+  ) {
+    this.query = headers.query;
+  }
+
+  get signal(): AbortSignal {
+    return this.headers.signal;
+  }
+
+  readonly agentInterfaces = (): AgentInterface[] => this.context.agentInterfaces(this.headers);
+}
+
+/** The report of a reply, computed only when the request log reads it. */
+class JsonRpcReport implements StreamReport {
+  readonly binding = JSONRPC_BINDING;
+  readonly #reply: JsonRpcReply;
+
+  constructor(reply: JsonRpcReply) {
+    this.#reply = reply;
+  }
+
+  get operation(): OperationName | undefined {
+    return this.#reply.method;
+  }
+
+  get taskId(): string | undefined {
+    return taskIdOfReply(this.#reply);
+  }
+
+  get errorCode(): number | string | undefined {
+    const reply = this.#reply;
+    return reply.kind === 'stream' ? reply.stream.errorCode : reply.errorCode;
+  }
+
+  get errorReason(): string | undefined {
+    const reply = this.#reply;
+    return reply.kind === 'stream' ? reply.stream.error?.reason : reply.errorReason;
+  }
+
+  onFinish(listener: () => void): void {
+    const reply = this.#reply;
+    if (reply.kind === 'stream') reply.stream.onFinish(listener);
+    else listener();
+  }
+}
+
+function reportOf(reply: JsonRpcReply): JsonRpcReport {
+  return new JsonRpcReport(reply);
+}
+
+function toHttpResponse(reply: JsonRpcReply): HttpResponse {
+  let headers: Record<string, string>;
+  let response: HttpResponse;
+  switch (reply.kind) {
+    case 'body':
+      headers = { 'content-type': 'application/json' };
+      response = { status: 200, headers, body: reply.body };
+      break;
+    case 'empty':
+      headers = {};
+      response = { status: 204, headers };
+      break;
+    case 'stream':
+      headers = sseHeaders();
+      response = { status: 200, headers, sse: reply.stream };
+      break;
+  }
+  if (reply.activatedExtensions.length > 0) {
+    headers[EXTENSIONS_HEADER.toLowerCase()] = reply.activatedExtensions.join(', ');
+  }
+  return response;
+}

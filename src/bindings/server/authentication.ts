@@ -1,0 +1,77 @@
+/**
+ * The identity hook: who is calling. It runs once per call, before the binding handles it, and its
+ * principal reaches the runtime in the call context, which scopes every task to it (spec 13.1). It
+ * sees only what every binding can hand it — service parameters (HTTP headers or gRPC metadata),
+ * the query string over HTTP, the peer address and TLS client certificate — so that JSON-RPC,
+ * HTTP+JSON and gRPC authenticate identically (spec 5.1).
+ *
+ * A refusal is a local error, {@link AuthenticationError}: authentication is transport-level in A2A
+ * (spec 7), so it is not one of the A2A wire errors; each binding answers it in its own form
+ * (HTTP 401 or 403 with `WWW-Authenticate` and the binding's error body, gRPC `UNAUTHENTICATED` or
+ * `PERMISSION_DENIED`).
+ */
+
+import type { HeaderReader, PeerIdentity } from '../../protocol/http-exchange.js';
+import { LocalError } from '../../protocol/local-errors.js';
+import { ANONYMOUS, type Principal } from '../../runtime/call-context.js';
+
+/** What an authenticator sees of a call. */
+export interface AuthenticationRequest {
+  /** The binding the call came through: `JSONRPC`, `HTTP+JSON`, `GRPC`... */
+  readonly binding: string;
+  /** Service parameters and credentials by lower-case name (`authorization`, `x-api-key`...). */
+  readonly headers: HeaderReader;
+  /** The raw query string without `?` (HTTP bindings; `''` elsewhere), for API keys in the query. */
+  readonly query: string;
+  readonly peer: PeerIdentity;
+}
+
+/**
+ * Decides who is calling: a principal, or a refusal — returned or thrown as an
+ * {@link AuthenticationError}. Anything else it throws is a server fault (logged, answered 500).
+ */
+export type Authenticator = (
+  request: AuthenticationRequest,
+) => Principal | AuthenticationError | Promise<Principal | AuthenticationError>;
+
+/** Why a call was refused before it reached its operation. */
+export class AuthenticationError extends LocalError {
+  /**
+   * @param message what the client should do, never whether a task exists, never a credential.
+   * @param options `status` 401 (no or bad credentials, the default) or 403 (authenticated, not
+   *   allowed); `challenges`: the `WWW-Authenticate` values naming the schemes to use.
+   */
+  constructor(
+    message: string,
+    options: {
+      readonly status?: 401 | 403;
+      readonly challenges?: readonly string[];
+      readonly cause?: unknown;
+    } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.status = options.status ?? 401;
+    this.challenges = options.challenges ?? [];
+  }
+
+  readonly status: 401 | 403;
+  readonly challenges: readonly string[];
+}
+
+/** The authenticator of a server without authentication: every caller is {@link ANONYMOUS}. */
+export const anonymousAuthenticator: Authenticator = () => ANONYMOUS;
+
+/**
+ * Runs `authenticate` and returns its verdict; never rejects with anything but a server fault.
+ */
+export async function authenticateCall(
+  authenticate: Authenticator,
+  request: AuthenticationRequest,
+): Promise<Principal | AuthenticationError> {
+  try {
+    return await authenticate(request);
+  } catch (error) {
+    if (error instanceof AuthenticationError) return error;
+    throw error;
+  }
+}
