@@ -69,6 +69,8 @@ export { createLogger } from './http/logging.js';
 export type { CreateLoggerOptions, LogLevel } from './http/logging.js';
 export { DEFAULT_RPC_PATH, jsonRpcBinding } from './bindings/jsonrpc/jsonrpc-http.js';
 export type { JsonRpcBindingOptions } from './bindings/jsonrpc/jsonrpc-http.js';
+export { restBinding } from './bindings/rest/rest-server.js';
+export type { RestBindingOptions } from './bindings/rest/rest-server.js';
 export type {
   BindingContext,
   BindingReply,

@@ -5,6 +5,7 @@
  */
 
 import { DEFAULT_RPC_PATH, jsonRpcBinding } from '../bindings/jsonrpc/jsonrpc-http.js';
+import { restBinding } from '../bindings/rest/rest-server.js';
 import { anonymousAuthenticator, type Authenticator } from '../bindings/server/authentication.js';
 import type { ServerBindingFactory } from '../bindings/server/server-binding.js';
 import type { AgentInterface } from '../protocol/generated/types.js';
@@ -52,7 +53,7 @@ export interface A2AHandlerOptions {
   readonly rpcPath?: string | undefined;
   /**
    * The protocol bindings served for every agent, each declared in the agent card. Default: the
-   * JSON-RPC binding at `rpcPath`.
+   * JSON-RPC binding at `rpcPath`, then the HTTP+JSON binding at the agent's own path.
    */
   readonly bindings?: readonly ServerBindingFactory[] | undefined;
   /**
@@ -167,7 +168,8 @@ export function resolveHttpOptions(options: A2AHandlerOptions): ResolvedHttpOpti
         `agents[${index}].rpcPath must not be empty: the JSON-RPC endpoint needs a path of its own, e.g. '/a2a'`,
       );
     }
-    const bindings = agent.bindings ?? options.bindings ?? [jsonRpcBinding({ path: rpcPath })];
+    const bindings = agent.bindings ??
+      options.bindings ?? [jsonRpcBinding({ path: rpcPath }), restBinding()];
     if (bindings.length === 0 && (agent.interfaces ?? []).length === 0) {
       throw new ConfigurationError(
         `agents[${index}] has no bindings and no interfaces: mount at least one, e.g. jsonRpcBinding()`,

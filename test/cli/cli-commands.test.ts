@@ -140,7 +140,7 @@ describe.concurrent('tandem card', () => {
     expect(stderr).toBe('');
     expect(stdout).toMatch(/^Dice v1\.0\.0\n/);
     expect(stdout).toContain('streaming: yes, push notifications: no, extended card: no');
-    expect(stdout).toContain('Interfaces (1)');
+    expect(stdout).toContain('Interfaces (2)');
     expect(stdout).toMatch(new RegExp(`JSONRPC +1\\.0 +${url}\\S* +\\(selected\\)`));
     expect(stdout).toContain('Skills (1)');
     expect(stdout).toContain('roll-dice  Roll dice');
@@ -175,6 +175,7 @@ describe.concurrent('tandem card', () => {
     expect(card.name).toBe('Dice');
     expect(card.supportedInterfaces).toEqual([
       expect.objectContaining({ protocolBinding: 'JSONRPC', protocolVersion: '1.0' }),
+      expect.objectContaining({ protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }),
     ]);
   });
 
@@ -203,7 +204,7 @@ describe.concurrent('tandem card', () => {
       'card',
       server.urlOf('dice'),
       '--binding',
-      'rest',
+      'grpc',
     ]);
     expect(code).toBe(3);
     expect(stdout).toMatch(/^Dice v1\.0\.0\n/);

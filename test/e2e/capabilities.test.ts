@@ -112,7 +112,10 @@ describeStores('Capability validation', (env) => {
     expect(card.description).toBe('The extended card, for authenticated callers');
     expect(card.skills.map((skill) => skill.id)).toEqual(['public', 'secret']);
     expect(card.capabilities.extendedAgentCard).toBe(true);
-    expect(card.supportedInterfaces.map((i) => i.url)).toEqual([server.endpoint('/extended').url]);
+    expect(card.supportedInterfaces.map((i) => i.url)).toEqual([
+      server.endpoint('/extended').url,
+      server.endpoint('/extended').url.replace(/\/a2a$/, ''),
+    ]);
   });
 
   it('refuses a call without a required extension with -32008, and activates the requested ones', async () => {

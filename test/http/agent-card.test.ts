@@ -44,6 +44,7 @@ describe('agent card', () => {
     expect(served.name).toBe('Test agent');
     expect(served.supportedInterfaces).toEqual([
       { url: `http://127.0.0.1:${port}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: `http://127.0.0.1:${port}`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
     ]);
     expect(served.capabilities.streaming).toBe(true);
   });

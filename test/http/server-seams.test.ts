@@ -113,6 +113,7 @@ describe('bindings', () => {
     expect(card.supportedInterfaces).toEqual([
       grpc,
       { url: `${url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: 'acme' },
+      { url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: 'acme' },
     ]);
   });
 });

@@ -1,0 +1,40 @@
+/**
+ * The routes of the HTTP+JSON binding, read from the proto's `google.api.http` mapping
+ * (`operations[op].http`) rather than restated: each operation at its path, and again under the
+ * `/{tenant}` prefix of the proto's additional binding. `SubscribeToTask` is routed on both GET (the
+ * proto) and POST (the prose of spec 5.3 and 11.3.2), since clients in the wild use both.
+ */
+
+import type { RouteMethod } from '../server/server-binding.js';
+import { OPERATION_NAMES, operations, type OperationName } from '../../protocol/operations.js';
+
+/** One route of an operation. */
+export interface RestRouteTemplate {
+  readonly operation: OperationName;
+  readonly method: RouteMethod;
+  /** The template below the interface URL, e.g. `/{tenant}/tasks/{id=*}:cancel`. */
+  readonly path: string;
+  /** The proto's `body` rule: `*` (the whole request is the body) or none (query parameters). */
+  readonly body: boolean;
+}
+
+/** Every route of the binding, the untenanted one of each operation first. */
+export const REST_ROUTES: readonly RestRouteTemplate[] = OPERATION_NAMES.flatMap((operation) => {
+  const { http } = operations[operation];
+  const methods: RouteMethod[] =
+    operation === 'SubscribeToTask' ? [http.method, 'POST'] : [http.method];
+  return methods.flatMap((method) => {
+    const body = 'body' in http && method !== 'GET' && method !== 'DELETE';
+    return [
+      { operation, method, path: http.path, body },
+      { operation, method, path: `/{tenant}${http.path}`, body },
+    ];
+  });
+});
+
+/** The proto name of a path variable (`{task_id=*}` → `task_id`). */
+export function pathVariablesOf(template: string): string[] {
+  return [...template.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)(?:=\*)?\}/g)].map(
+    (match) => match[1] as string,
+  );
+}

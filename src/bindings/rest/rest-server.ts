@@ -1,0 +1,355 @@
+/**
+ * The HTTP+JSON/REST binding, server half (spec 11): every operation at the route of its
+ * `google.api.http` mapping (`rest-routes.ts`), again under `/{tenant}/`, which sets the request's
+ * tenant. It only decodes and frames; the call itself is the shared pipeline (`server-call.ts`).
+ *
+ * - Requests: a POST body in `application/a2a+json` or `application/json` (an empty body is `{}`,
+ *   so `:cancel` and `:subscribe` need none); GET and DELETE fields as query parameters (spec
+ *   11.5); path variables fill their fields, and a body or query that names the same field with
+ *   another value is refused. Any other request media type: 415 with reason
+ *   `CONTENT_TYPE_NOT_SUPPORTED`.
+ * - Responses: `application/a2a+json` when the request's `Accept` names it, else
+ *   `application/json`. Errors are `google.rpc.Status` bodies (`toHttpErrorBody`) with the HTTP
+ *   status of spec 5.4 and the `ErrorInfo` of every A2A error.
+ * - Streams: SSE whose `data:` is a bare `StreamResponse`, with `id:` per event (resume with
+ *   `Last-Event-ID`); an error that breaks a stream is one last `event: error` whose data is the
+ *   `google.rpc.Status` body (spec 11.7 defines no form for it; Tandem's client and the official
+ *   JS SDK read it so).
+ */
+
+import {
+  ContentTypeNotSupportedError,
+  InvalidParamsError,
+  InvalidRequestError,
+  JsonParseError,
+  type A2AError,
+} from '../../protocol/errors.js';
+import { toHttpErrorBody } from '../../protocol/error-serialization.js';
+import { messageDescriptors } from '../../protocol/generated/descriptors.js';
+import {
+  BODY_TOO_LARGE,
+  type HttpRequest,
+  type HttpResponse,
+} from '../../protocol/http-exchange.js';
+import { stringifyProtocolValue } from '../../protocol/json-text.js';
+import { operations, type OperationName } from '../../protocol/operations.js';
+import { HTTP_JSON_BINDING } from '../../protocol/protocol-bindings.js';
+import { encodeSseEvent } from '../../protocol/sse-encoder.js';
+import { CURRENT_PROTOCOL_VERSION } from '../../protocol/version.js';
+import { taskIdOf, type CallReport } from '../server/call-report.js';
+import { formatBytes, mediaTypeOf, sseHeaders } from '../server/http-media.js';
+import { parseLastEventId } from '../server/last-event-id.js';
+import type {
+  BindingContext,
+  BindingReply,
+  BindingRequest,
+  BindingRoute,
+  HttpRefusal,
+  ServerBinding,
+  ServerBindingFactory,
+  StreamReport,
+} from '../server/server-binding.js';
+import {
+  invokeOperation,
+  isStreaming,
+  negotiateVersion,
+  openCall,
+  openStream,
+  parseRequest,
+  readVersionParameter,
+  wireErrorOf,
+} from '../server/server-call.js';
+import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
+import { SseEventStream, type SseFraming } from '../server/sse-event-stream.js';
+import { decodeQueryParameters } from './rest-query.js';
+import { REST_ROUTES, pathVariablesOf, type RestRouteTemplate } from './rest-routes.js';
+
+/** The media type of A2A JSON bodies (spec 14.1). */
+export const A2A_JSON_MEDIA_TYPE = 'application/a2a+json';
+
+const REQUEST_MEDIA_TYPES = new Set([A2A_JSON_MEDIA_TYPE, 'application/json']);
+
+/** Options of {@link restBinding}. */
+export interface RestBindingOptions {
+  /** The interface's path below each agent's path. Default `''`: the agent's path itself. */
+  readonly path?: string;
+}
+
+/** The HTTP+JSON/REST binding. */
+export function restBinding(options: RestBindingOptions = {}): ServerBindingFactory {
+  const path = options.path ?? '';
+  return (context) => new RestHttpBinding(path, context);
+}
+
+/** `application/a2a+json` if the client asks for it, else `application/json`. */
+function responseMediaType(request: HttpRequest): string {
+  const accept = request.get('accept');
+  if (accept === null || accept === undefined) return 'application/json';
+  return accept.split(',').some((entry) => mediaTypeOf(entry) === A2A_JSON_MEDIA_TYPE)
+    ? A2A_JSON_MEDIA_TYPE
+    : 'application/json';
+}
+
+class RestFraming implements SseFraming {
+  readonly binding = HTTP_JSON_BINDING;
+
+  eventData(json: string): string {
+    return 'data: ' + json;
+  }
+
+  errorFrame(error: A2AError): string {
+    return encodeSseEvent({ event: 'error', data: JSON.stringify(toHttpErrorBody(error)) });
+  }
+
+  errorCodeOf(error: A2AError): number {
+    return error.httpStatus;
+  }
+}
+
+const FRAMING = new RestFraming();
+
+/** A refusal before the request was decoded (body too large, wrong media type). */
+class RefusedRequest {
+  constructor(
+    readonly status: number,
+    readonly error: A2AError,
+    readonly closeConnection = false,
+  ) {}
+}
+
+class RestHttpBinding implements ServerBinding {
+  readonly protocolBinding = HTTP_JSON_BINDING;
+  readonly protocolVersion = CURRENT_PROTOCOL_VERSION;
+  readonly path: string;
+  readonly routes: readonly BindingRoute[];
+  readonly #context: BindingContext;
+
+  constructor(path: string, context: BindingContext) {
+    this.path = path;
+    this.#context = context;
+    this.routes = REST_ROUTES.map((template) => ({
+      method: template.method,
+      path: template.path,
+      handle: (request: BindingRequest) => this.#serve(template, request),
+    }));
+  }
+
+  refuse(refusal: HttpRefusal, request: HttpRequest): HttpResponse {
+    const body = JSON.stringify({
+      error: { code: refusal.status, status: refusal.code, message: refusal.message },
+    });
+    return {
+      status: refusal.status,
+      headers: { 'content-type': responseMediaType(request), ...refusal.headers },
+      body,
+    };
+  }
+
+  async #serve(template: RestRouteTemplate, routed: BindingRequest): Promise<BindingReply> {
+    const { http, params, principal } = routed;
+    const { handler, logger } = this.#context;
+    const operation = template.operation;
+    let request: object | undefined;
+    let activatedExtensions: readonly string[] = [];
+    try {
+      const version = negotiateVersion(readVersionParameter(http, http.query));
+      const raw = template.body
+        ? await this.#readBody(http)
+        : decodeQueryParameters(operations[operation].requestType, http.query);
+      if (raw instanceof RefusedRequest) return this.#refused(operation, raw, http);
+      const parsed = parseRequest(operation, withPathVariables(operation, template, params, raw));
+      request = parsed;
+      const tenant = (parsed as { tenant?: unknown }).tenant;
+      const opened = openCall(
+        handler,
+        {
+          principal,
+          tenant: typeof tenant === 'string' ? tenant : '',
+          protocolVersion: version.text,
+          extensions: http.get('a2a-extensions'),
+          afterSeq:
+            operation === 'SubscribeToTask'
+              ? parseLastEventId(http.get('last-event-id'))
+              : undefined,
+        },
+        http,
+      );
+      activatedExtensions = opened.activatedExtensions;
+      const headers: Record<string, string> = {};
+      if (activatedExtensions.length > 0) {
+        headers[EXTENSIONS_HEADER.toLowerCase()] = activatedExtensions.join(', ');
+      }
+      if (isStreaming(operation)) {
+        const events = await openStream(handler, operation, opened.call, parsed as never);
+        const stream = new SseEventStream(events, FRAMING, logger, operation);
+        return {
+          response: { status: 200, headers: { ...sseHeaders(), ...headers }, sse: stream },
+          report: new RestStreamReport(operation, parsed, stream),
+        };
+      }
+      const result = await invokeOperation(handler, operation, opened.call, parsed as never, {
+        agentInterfaces: () => this.#context.agentInterfaces(http),
+      });
+      headers['content-type'] = responseMediaType(http);
+      return {
+        response: { status: 200, headers, body: stringifyProtocolValue(result) },
+        report: report(operation, taskIdOf(parsed, result), undefined),
+      };
+    } catch (error) {
+      const wire = wireErrorOf(error, logger, { binding: HTTP_JSON_BINDING, operation });
+      const headers: Record<string, string> = { 'content-type': responseMediaType(http) };
+      if (activatedExtensions.length > 0) {
+        headers[EXTENSIONS_HEADER.toLowerCase()] = activatedExtensions.join(', ');
+      }
+      return {
+        response: {
+          status: wire.httpStatus,
+          headers,
+          body: JSON.stringify(toHttpErrorBody(wire)),
+        },
+        report: report(operation, taskIdOf(request, undefined), wire),
+      };
+    }
+  }
+
+  /** The JSON body of a POST as an object (`{}` when empty), or why it is refused. */
+  async #readBody(http: HttpRequest): Promise<object | RefusedRequest> {
+    const { maxBodyBytes, logger } = this.#context;
+    const contentType = http.get('content-type');
+    if (contentType && !REQUEST_MEDIA_TYPES.has(mediaTypeOf(contentType))) {
+      return new RefusedRequest(
+        415,
+        new ContentTypeNotSupportedError(
+          `Content-Type ${JSON.stringify(contentType)} is not supported; send the request as ${A2A_JSON_MEDIA_TYPE} or application/json`,
+          { metadata: { contentType: contentType.slice(0, 100) } },
+        ),
+      );
+    }
+    const tooLarge = new InvalidRequestError(
+      `Request body exceeds the ${formatBytes(maxBodyBytes)} limit`,
+    );
+    const declared = http.get('content-length');
+    if (declared && Number(declared) > maxBodyBytes) return new RefusedRequest(413, tooLarge, true);
+    let body: string | Uint8Array | typeof BODY_TOO_LARGE;
+    try {
+      body = await http.readBody(maxBodyBytes);
+    } catch (error) {
+      logger.debug({ err: error }, 'reading a request body failed');
+      return new RefusedRequest(
+        400,
+        new InvalidRequestError('The request body could not be read'),
+        true,
+      );
+    }
+    if (body === BODY_TOO_LARGE) return new RefusedRequest(413, tooLarge, true);
+    const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
+    if (text.trim() === '') return {};
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      const reason = error instanceof Error ? `: ${error.message}` : '';
+      throw new JsonParseError(`Invalid JSON body${reason}`);
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new InvalidRequestError('The request body must be a JSON object');
+    }
+    return value;
+  }
+
+  #refused(operation: OperationName, refused: RefusedRequest, http: HttpRequest): BindingReply {
+    const { status, error } = refused;
+    const body = toHttpErrorBody(error);
+    body.error.code = status;
+    return {
+      response: {
+        status,
+        headers: { 'content-type': responseMediaType(http) },
+        body: JSON.stringify(body),
+        closeConnection: refused.closeConnection,
+      },
+      report: { ...report(operation, undefined, error), errorCode: status },
+    };
+  }
+}
+
+/**
+ * The request with the route's path variables set. A field given both in the path and in the
+ * body or query (in either spelling) must agree with the path.
+ *
+ * @throws InvalidParamsError naming each field given twice with different values.
+ */
+function withPathVariables(
+  operation: OperationName,
+  template: RestRouteTemplate,
+  params: Readonly<Record<string, string>>,
+  raw: object,
+): object {
+  const variables = pathVariablesOf(template.path);
+  if (variables.length === 0) return raw;
+  const descriptor =
+    messageDescriptors[operations[operation].requestType as keyof typeof messageDescriptors];
+  const fields: Record<string, unknown> = { ...raw };
+  const violations: { field: string; description: string }[] = [];
+  for (const protoName of variables) {
+    const value = params[protoName];
+    if (value === undefined) continue;
+    const field = descriptor.fields.find((f) => f.protoName === protoName);
+    const name = field?.name ?? protoName;
+    for (const spelling of new Set([name, protoName])) {
+      if (!Object.hasOwn(fields, spelling)) continue;
+      const given = fields[spelling];
+      if (given !== value) {
+        violations.push({
+          field: spelling,
+          description: `is ${JSON.stringify(given)} in the request but ${JSON.stringify(value)} in the URL path; send it in the path only`,
+        });
+      }
+      delete fields[spelling];
+    }
+    fields[name] = value;
+  }
+  if (violations.length > 0) throw InvalidParamsError.fromViolations(violations);
+  return fields;
+}
+
+function report(
+  operation: OperationName,
+  taskId: string | undefined,
+  error: A2AError | undefined,
+): CallReport {
+  return {
+    binding: HTTP_JSON_BINDING,
+    operation,
+    taskId,
+    errorCode: error?.httpStatus,
+    errorReason: error?.reason,
+  };
+}
+
+/** The report of a stream: its outcome is read once it has finished. */
+class RestStreamReport implements StreamReport {
+  readonly binding = HTTP_JSON_BINDING;
+
+  constructor(
+    readonly operation: OperationName,
+    readonly request: unknown,
+    readonly stream: SseEventStream,
+  ) {}
+
+  get taskId(): string | undefined {
+    return taskIdOf(this.request, this.stream.firstPayload);
+  }
+
+  get errorCode(): number | string | undefined {
+    return this.stream.errorCode;
+  }
+
+  get errorReason(): string | undefined {
+    return this.stream.error?.reason;
+  }
+
+  onFinish(listener: () => void): void {
+    this.stream.onFinish(listener);
+  }
+}
