@@ -9,15 +9,17 @@ import tseslint from 'typescript-eslint';
  * anywhere (browsers, edge runtimes).
  */
 const layers = {
-  protocol: ['runtime', 'stores', 'bindings', 'http', 'client', 'cli', 'agents'],
-  stores: ['runtime', 'bindings', 'http', 'client', 'cli', 'agents'],
-  runtime: ['bindings', 'http', 'client', 'cli', 'agents'],
-  bindings: ['http', 'cli', 'agents', 'client'],
-  http: ['client', 'cli', 'agents'],
-  client: ['runtime', 'stores', 'http', 'cli', 'agents'],
-  agents: ['runtime', 'stores', 'bindings', 'http', 'client', 'cli', 'protocol'],
+  protocol: ['runtime', 'stores', 'bindings', 'http', 'client', 'cli', 'agents', 'security'],
+  stores: ['runtime', 'bindings', 'http', 'client', 'cli', 'agents', 'security'],
+  runtime: ['bindings', 'http', 'client', 'cli', 'agents', 'security'],
+  bindings: ['http', 'cli', 'agents', 'client', 'security'],
+  http: ['client', 'cli', 'agents', 'security'],
+  // Authenticators and card signing: they implement the seams of bindings/server.
+  security: ['stores', 'http', 'client', 'cli', 'agents'],
+  client: ['runtime', 'stores', 'http', 'cli', 'agents', 'security'],
+  agents: ['runtime', 'stores', 'bindings', 'http', 'client', 'cli', 'protocol', 'security'],
   // The CLI is an application of the public API: the entry points and the demo agents only.
-  cli: ['runtime', 'stores', 'bindings', 'http', 'client', 'protocol'],
+  cli: ['runtime', 'stores', 'bindings', 'http', 'client', 'protocol', 'security'],
 };
 
 const layerRules = Object.entries(layers).map(([layer, forbidden]) => ({

@@ -53,8 +53,10 @@ const common = {
   define: { 'import.meta.url': 'importMetaUrl' },
   inject: ['scripts/bundle-cli-import-meta-url.js'],
   // The other dependencies are native (better-sqlite3) or CommonJS, and are required only when
-  // a store or the logger needs them. valibot is ESM and tree-shakes to the few functions used.
-  external: ['better-sqlite3', 'pg', 'pino'],
+  // a store or the logger needs them; jose is ESM, loaded with require() (Node >= 20.19 runs ES
+  // modules that way) only when JWT authentication or card signing is used. valibot is ESM and
+  // tree-shakes to the few functions used.
+  external: ['better-sqlite3', 'pg', 'pino', 'jose'],
   logLevel: 'warning',
 };
 

@@ -60,6 +60,7 @@ export { createNodeServer, toNodeListener } from './http/adapters/node.js';
 export type {
   A2ANodeServer,
   A2ANodeServerOptions,
+  A2ATlsOptions,
   NodeListener,
   ShutdownOptions,
 } from './http/adapters/node.js';
@@ -84,7 +85,20 @@ export type {
 } from './bindings/server/server-binding.js';
 export type { CallReport } from './bindings/server/call-report.js';
 export { AuthenticationError, anonymousAuthenticator } from './bindings/server/authentication.js';
-export type { AuthenticationRequest, Authenticator } from './bindings/server/authentication.js';
+export type {
+  AuthenticationRequest,
+  Authenticator,
+  ServerAuthentication,
+} from './bindings/server/authentication.js';
+export { anyOf } from './security/server-authentication.js';
+export { CredentialList, MIN_SECRET_LENGTH } from './security/credential-list.js';
+export type { CredentialSource } from './security/credential-list.js';
+export { bearerAuthentication } from './security/bearer-authentication.js';
+export { apiKeyAuthentication } from './security/api-key-authentication.js';
+export type { ApiKeyLocation, ApiKeyOptions } from './security/api-key-authentication.js';
+export { jwtAuthentication } from './security/jwt-authentication.js';
+export type { JwtOptions } from './security/jwt-authentication.js';
+export { mtlsAuthentication } from './security/mtls-authentication.js';
 export type {
   HeaderReader,
   HttpRequest,

@@ -21,10 +21,11 @@ import {
 } from '../server.js';
 import { ExitCode } from './exit-code.js';
 import { parseDuration, UsageFailure } from './cli-values.js';
+import { SECURITY_HELP, SECURITY_OPTIONS, parseServeSecurity } from './serve-security.js';
 
 const HELP = `Usage: tandem serve [options]
 
-Serves demo agents over A2A (JSON-RPC binding) and prints where to find them.
+Serves demo agents over A2A (JSON-RPC and HTTP+JSON bindings) and prints where to find them.
 
 Options:
   --port <n>              Port to listen on (default 41241, env PORT)
@@ -39,6 +40,8 @@ Options:
   --shutdown-timeout <d>  Time running work may take to finish on SIGTERM (default 10s)
   --heartbeat <duration>  SSE heartbeat interval on idle streams (default 15s)
   -h, --help              Show this help
+
+${SECURITY_HELP}
 
 With one agent its card is at /.well-known/agent-card.json; with several, each agent lives
 under /agents/<name>/ and the first one's card is also served at the root.`;
@@ -63,6 +66,7 @@ function parseServeArgs(args: string[]) {
       'shutdown-timeout': { type: 'string' },
       heartbeat: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      ...SECURITY_OPTIONS,
     },
     strict: true,
     allowPositionals: false,
@@ -83,8 +87,10 @@ function parseServeArgs(args: string[]) {
     throw new UsageFailure(`--log-level must be one of ${levels.join(', ')}, got ${logLevel}`);
   }
   const publicUrl = values['public-url'] ?? process.env.TANDEM_PUBLIC_URL;
+  if (values.help === true) return { help: true } as const;
   return {
-    help: values.help === true,
+    help: false,
+    security: parseServeSecurity(values),
     port,
     host: values.host ?? envOr('TANDEM_HOST', '127.0.0.1'),
     publicUrl: publicUrl === '' ? undefined : publicUrl,
@@ -101,18 +107,20 @@ function parseServeArgs(args: string[]) {
 
 /** Runs the command; resolves with the exit code once the server has stopped. */
 export async function run(args: string[]): Promise<number> {
-  let options: ReturnType<typeof parseServeArgs>;
+  let parsed: ReturnType<typeof parseServeArgs>;
   try {
-    options = parseServeArgs(args);
+    parsed = parseServeArgs(args);
   } catch (error) {
     console.error(`tandem serve: ${error instanceof Error ? error.message : String(error)}`);
     console.error('Run `tandem serve --help` for the options.');
     return ExitCode.Usage;
   }
-  if (options.help) {
+  if (parsed.help) {
     console.log(HELP);
     return ExitCode.Success;
   }
+  const options = parsed;
+  const { security } = options;
   // `silent` loads no logging library at all: startup time matters to servers that scale to zero.
   const logger =
     options.logLevel === 'silent'
@@ -139,6 +147,8 @@ export async function run(args: string[]): Promise<number> {
     logger,
     heartbeatMs: options.heartbeatMs,
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+    ...(security.authentication === undefined ? {} : { authenticate: security.authentication }),
+    ...(security.tls === undefined ? {} : { tls: security.tls }),
   });
   const address = await server.listen({ port: options.port, host: options.host });
   const base = options.publicUrl?.replace(/\/+$/, '') ?? address.url.replace(/\/+$/, '');
@@ -173,6 +183,19 @@ export async function run(args: string[]): Promise<number> {
         resolve(ExitCode.Connection);
       });
     };
+    process.on('SIGHUP', () => {
+      for (const list of security.reloadable) {
+        try {
+          const size = list.reload();
+          logger.info({ from: list.origin, count: size }, 're-read credentials');
+        } catch (error) {
+          logger.error(
+            { err: error, from: list.origin },
+            'could not re-read credentials; keeping the old ones',
+          );
+        }
+      }
+    });
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
   });

@@ -13,10 +13,36 @@
  */
 
 import { cardWithInterfaces } from '../bindings/server/server-call.js';
-import type { AgentCard, AgentInterface } from '../protocol/generated/types.js';
+import type {
+  AgentCard,
+  AgentInterface,
+  SecurityRequirement,
+  SecurityScheme,
+} from '../protocol/generated/types.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
 import { parseMessage } from '../protocol/validation.js';
 import type { A2ARequestHandler } from '../runtime/request-handler.js';
+
+/** The authentication a server enforces, as its cards declare it. */
+export interface CardSecurity {
+  readonly securitySchemes: Readonly<Record<string, SecurityScheme>>;
+  readonly securityRequirements: readonly SecurityRequirement[];
+}
+
+/**
+ * The card with the server's security: its schemes added to the agent's, and its requirements in
+ * place of the agent's (the card says what is enforced, spec 7.3).
+ */
+export function withSecurity(card: AgentCard, security: CardSecurity | undefined): AgentCard {
+  if (security === undefined) return card;
+  return {
+    ...card,
+    securitySchemes: { ...card.securitySchemes, ...security.securitySchemes },
+    securityRequirements: security.securityRequirements.map((requirement) => ({
+      ...requirement,
+    })),
+  };
+}
 
 /** A card ready to serve for one base URL. */
 export interface ServedCard {
@@ -59,6 +85,7 @@ export class AgentCardCache {
   readonly #handler: A2ARequestHandler;
   readonly #agentPath: string;
   readonly #interfaces: (baseUrl: string) => AgentInterface[];
+  readonly #security: CardSecurity | undefined;
   readonly #cards = new Map<string, Promise<ServedCard>>();
   readonly #lastModifiedSeconds = Math.floor(Date.now() / 1000);
 
@@ -66,16 +93,19 @@ export class AgentCardCache {
    * Validates the card once with a placeholder URL, so that an invalid card fails at startup.
    *
    * @param interfaces the agent's interfaces under a base URL, the preferred first.
+   * @param security what the server enforces, declared over the agent's own declaration.
    * @throws ConfigurationError when the handler's card is not a valid AgentCard.
    */
   constructor(
     handler: A2ARequestHandler,
     agentPath: string,
     interfaces: (baseUrl: string) => AgentInterface[],
+    security?: CardSecurity,
   ) {
     this.#handler = handler;
     this.#agentPath = agentPath;
     this.#interfaces = interfaces;
+    this.#security = security;
     assertValidCard(this.#build('http://127.0.0.1'), agentPath);
   }
 
@@ -110,7 +140,8 @@ export class AgentCardCache {
   }
 
   #build(baseUrl: string): AgentCard {
-    return cardWithInterfaces(this.#handler.card, this.interfaces(baseUrl));
+    const card = cardWithInterfaces(this.#handler.card, this.interfaces(baseUrl));
+    return withSecurity(card, this.#security);
   }
 
   async #serve(baseUrl: string): Promise<ServedCard> {

@@ -141,6 +141,7 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
       mount.handler,
       mount.path,
       interfacesOf(mount, bindings, resolved.preferredBinding),
+      resolved.authentication,
     );
     holder.cards = cards;
     return { mount, bindings, cards };

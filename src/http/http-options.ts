@@ -6,7 +6,11 @@
 
 import { DEFAULT_RPC_PATH, jsonRpcBinding } from '../bindings/jsonrpc/jsonrpc-http.js';
 import { restBinding } from '../bindings/rest/rest-server.js';
-import { anonymousAuthenticator, type Authenticator } from '../bindings/server/authentication.js';
+import {
+  anonymousAuthenticator,
+  type Authenticator,
+  type ServerAuthentication,
+} from '../bindings/server/authentication.js';
 import type { ServerBindingFactory } from '../bindings/server/server-binding.js';
 import type { AgentInterface } from '../protocol/generated/types.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
@@ -63,10 +67,12 @@ export interface A2AHandlerOptions {
   readonly preferredBinding?: string | undefined;
   /**
    * Decides who is calling, once per call, before any binding handles it; the principal scopes
-   * every task (see `Authenticator`). Agent cards, `/healthz` and CORS preflights stay open.
-   * Default: every caller is the anonymous principal.
+   * every task (see `Authenticator`). Agent cards, `/healthz` and CORS preflights stay open. A
+   * {@link ServerAuthentication} also declares its schemes in every agent card
+   * (`securitySchemes`, `securityRequirements`), exactly as enforced. Default: every caller is the
+   * anonymous principal.
    */
-  readonly authenticate?: Authenticator | undefined;
+  readonly authenticate?: Authenticator | ServerAuthentication | undefined;
   /**
    * The externally visible URL of the handler's root (e.g. `https://agents.example.com/prefix`),
    * used for the absolute URLs in agent cards. Without it they are derived from each request's
@@ -89,6 +95,8 @@ export interface A2AHandlerOptions {
 export interface ResolvedHttpOptions {
   readonly agents: readonly ResolvedAgentMount[];
   readonly authenticate: Authenticator;
+  /** What the cards declare about authentication; `undefined` when the server enforces none. */
+  readonly authentication: ServerAuthentication | undefined;
   readonly preferredBinding: string | undefined;
   readonly publicUrl: string | undefined;
   readonly maxBodyBytes: number;
@@ -198,7 +206,11 @@ export function resolveHttpOptions(options: A2AHandlerOptions): ResolvedHttpOpti
   }
   return {
     agents,
-    authenticate: options.authenticate ?? anonymousAuthenticator,
+    authenticate:
+      typeof options.authenticate === 'function'
+        ? options.authenticate
+        : (options.authenticate?.authenticate ?? anonymousAuthenticator),
+    authentication: typeof options.authenticate === 'object' ? options.authenticate : undefined,
     preferredBinding: options.preferredBinding,
     publicUrl: resolvePublicUrl(options.publicUrl),
     maxBodyBytes: integerOption(

@@ -11,6 +11,7 @@
  * `PERMISSION_DENIED`).
  */
 
+import type { SecurityRequirement, SecurityScheme } from '../../protocol/generated/types.js';
 import type { HeaderReader, PeerIdentity } from '../../protocol/http-exchange.js';
 import { LocalError } from '../../protocol/local-errors.js';
 import { ANONYMOUS, type Principal } from '../../runtime/call-context.js';
@@ -34,28 +35,48 @@ export type Authenticator = (
   request: AuthenticationRequest,
 ) => Principal | AuthenticationError | Promise<Principal | AuthenticationError>;
 
+/**
+ * One way of authenticating, with its declaration for the agent card: the card must say exactly
+ * what is enforced (spec 7.3), so both come from one value.
+ */
+export interface ServerAuthentication {
+  readonly authenticate: Authenticator;
+  /** The card's `securitySchemes` entries, by scheme name. */
+  readonly securitySchemes: Readonly<Record<string, SecurityScheme>>;
+  /**
+   * The card's `securityRequirements`: a client satisfies the card by meeting any one of them
+   * (each names the schemes it needs together, with their scopes).
+   */
+  readonly securityRequirements: readonly SecurityRequirement[];
+}
+
 /** Why a call was refused before it reached its operation. */
 export class AuthenticationError extends LocalError {
   /**
    * @param message what the client should do, never whether a task exists, never a credential.
    * @param options `status` 401 (no or bad credentials, the default) or 403 (authenticated, not
-   *   allowed); `challenges`: the `WWW-Authenticate` values naming the schemes to use.
+   *   allowed); `challenges`: the `WWW-Authenticate` values naming the schemes to use;
+   *   `credentialsPresented`: the request carried credentials of this method (they were wrong),
+   *   rather than none.
    */
   constructor(
     message: string,
     options: {
       readonly status?: 401 | 403;
       readonly challenges?: readonly string[];
+      readonly credentialsPresented?: boolean;
       readonly cause?: unknown;
     } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.status = options.status ?? 401;
     this.challenges = options.challenges ?? [];
+    this.credentialsPresented = options.credentialsPresented ?? false;
   }
 
   readonly status: 401 | 403;
   readonly challenges: readonly string[];
+  readonly credentialsPresented: boolean;
 }
 
 /** The authenticator of a server without authentication: every caller is {@link ANONYMOUS}. */

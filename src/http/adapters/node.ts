@@ -10,6 +10,7 @@
  */
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createHttpCore } from '../http-core.js';
 import type { A2AHandlerOptions } from '../http-options.js';
@@ -26,6 +27,20 @@ export interface A2ANodeServerOptions extends A2AHandlerOptions {
   readonly requestTimeoutMs?: number | undefined;
   /** How long an idle keep-alive connection stays open. Default 65 s (above common proxy idle timeouts). */
   readonly keepAliveTimeoutMs?: number | undefined;
+  /** Serve HTTPS instead of HTTP (spec 7.1: production deployments MUST use TLS). */
+  readonly tls?: A2ATlsOptions | undefined;
+}
+
+/** The server's TLS material, PEM-encoded. */
+export interface A2ATlsOptions {
+  readonly cert: string | Buffer;
+  readonly key: string | Buffer;
+  /**
+   * CAs whose client certificates the server trusts. Given, the server asks every client for a
+   * certificate and reports a verified one to the identity hook (mutual TLS); a client without
+   * one still connects, so that other authentication methods keep working.
+   */
+  readonly ca?: string | Buffer | undefined;
 }
 
 /** Options of {@link A2ANodeServer.shutdown}. */
@@ -100,16 +115,30 @@ export function createNodeServer(options: A2ANodeServerOptions): A2ANodeServer {
   const bridge = new NodeBridge(core);
   const requestTimeout = options.requestTimeoutMs ?? 60_000;
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
-  const server = createServer(
-    {
-      // Node refuses a headers timeout longer than a (non-zero) request timeout.
-      headersTimeout:
-        requestTimeout > 0 ? Math.min(headersTimeout, requestTimeout) : headersTimeout,
-      requestTimeout,
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? 65_000,
-    },
-    (req, res) => bridge.serve(req, res),
-  );
+  const serverOptions = {
+    // Node refuses a headers timeout longer than a (non-zero) request timeout.
+    headersTimeout: requestTimeout > 0 ? Math.min(headersTimeout, requestTimeout) : headersTimeout,
+    requestTimeout,
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? 65_000,
+  };
+  const listener = (req: IncomingMessage, res: ServerResponse): void => bridge.serve(req, res);
+  const tls = options.tls;
+  const server: Server =
+    tls === undefined
+      ? createServer(serverOptions, listener)
+      : createHttpsServer(
+          {
+            ...serverOptions,
+            cert: tls.cert,
+            key: tls.key,
+            minVersion: 'TLSv1.2',
+            ...(tls.ca === undefined
+              ? {}
+              : { ca: tls.ca, requestCert: true, rejectUnauthorized: false }),
+          },
+          listener,
+        );
+  const scheme = tls === undefined ? 'http' : 'https';
   let shuttingDown: Promise<void> | undefined;
 
   async function shutdown(deadlineMs: number): Promise<void> {
@@ -154,7 +183,7 @@ export function createNodeServer(options: A2ANodeServerOptions): A2ANodeServer {
           resolve({
             port: address.port,
             host: address.address,
-            url: `http://${reachable}:${address.port}`,
+            url: `${scheme}://${reachable}:${address.port}`,
           });
         });
       });

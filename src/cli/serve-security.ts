@@ -1,0 +1,190 @@
+/**
+ * The security flags of `tandem serve`: authentication (`--auth`, repeatable: any one method that
+ * accepts a call authenticates it) and TLS (`--tls-cert`, `--tls-key`, `--tls-ca`). Each method is
+ * one flag away; the card then declares exactly what is enforced. Secrets are read from files or
+ * the environment, never from flag values (which `ps` shows).
+ */
+
+import { readFileSync } from 'node:fs';
+import {
+  CredentialList,
+  anyOf,
+  apiKeyAuthentication,
+  bearerAuthentication,
+  jwtAuthentication,
+  mtlsAuthentication,
+  type A2ATlsOptions,
+  type ApiKeyLocation,
+  type ServerAuthentication,
+} from '../server.js';
+import { UsageFailure } from './cli-values.js';
+
+/** The `parseArgs` options this module reads. */
+export const SECURITY_OPTIONS = {
+  auth: { type: 'string', multiple: true },
+  'token-file': { type: 'string' },
+  'api-key-file': { type: 'string' },
+  'api-key-header': { type: 'string' },
+  'api-key-query': { type: 'string' },
+  'api-key-cookie': { type: 'string' },
+  'jwks-url': { type: 'string' },
+  'oidc-issuer': { type: 'string' },
+  issuer: { type: 'string' },
+  audience: { type: 'string', multiple: true },
+  scope: { type: 'string', multiple: true },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
+  'tls-ca': { type: 'string' },
+} as const;
+
+/** The help lines of {@link SECURITY_OPTIONS}. */
+export const SECURITY_HELP = `Security:
+  --auth <method>         bearer | api-key | jwt | mtls; repeat for several (any one that
+                          succeeds authenticates; env TANDEM_AUTH, comma-separated). Default: none,
+                          every caller is one anonymous principal
+  --token-file <path>     Bearer tokens, one per line: TOKEN or NAME TOKEN (env TANDEM_AUTH_TOKENS,
+                          comma-separated); re-read on SIGHUP
+  --api-key-file <path>   API keys, same format (env TANDEM_API_KEYS); re-read on SIGHUP
+  --api-key-header <name> Where clients send the key (default X-API-Key); or --api-key-query <name>
+                          or --api-key-cookie <name>
+  --jwks-url <url>        JWT: the issuer's JWKS (with --issuer); or --oidc-issuer <url> to discover it
+  --issuer <iss>          JWT: the expected iss
+  --audience <aud>        JWT: the expected aud (repeatable: any one)
+  --scope <scope>         JWT: a scope every token must carry (repeatable)
+  --tls-cert <path>       Serve HTTPS with this certificate (PEM), with --tls-key <path>
+  --tls-ca <path>         Trust client certificates of this CA (PEM); needed by --auth mtls`;
+
+type Values = { readonly [K in keyof typeof SECURITY_OPTIONS]?: unknown };
+
+function text(values: Values, key: keyof typeof SECURITY_OPTIONS): string | undefined {
+  const value = values[key];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function list(values: Values, key: keyof typeof SECURITY_OPTIONS): string[] {
+  const value = values[key];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+function readPem(path: string, option: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageFailure(
+      `${option} ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
+  }
+}
+
+/** What the flags configure. */
+export interface ServeSecurity {
+  readonly authentication: ServerAuthentication | undefined;
+  readonly tls: A2ATlsOptions | undefined;
+  /** The secret lists to re-read on SIGHUP. */
+  readonly reloadable: readonly CredentialList[];
+}
+
+const METHODS = ['bearer', 'api-key', 'jwt', 'mtls'] as const;
+type Method = (typeof METHODS)[number];
+
+function credentials(path: string | undefined, variable: string, option: string): CredentialList {
+  const env = process.env[variable];
+  if (path !== undefined) return new CredentialList({ kind: 'file', path });
+  if (env !== undefined && env !== '')
+    return new CredentialList({ kind: 'env', variable, env: process.env });
+  throw new UsageFailure(`${option} <path> (or the environment variable ${variable}) is required`);
+}
+
+function apiKeyPlace(values: Values): { location: ApiKeyLocation; name: string } {
+  const places = (
+    [
+      ['header', text(values, 'api-key-header')],
+      ['query', text(values, 'api-key-query')],
+      ['cookie', text(values, 'api-key-cookie')],
+    ] as const
+  ).filter((entry): entry is readonly [ApiKeyLocation, string] => entry[1] !== undefined);
+  if (places.length > 1) {
+    throw new UsageFailure('Give one of --api-key-header, --api-key-query, --api-key-cookie');
+  }
+  const [location, name] = places[0] ?? ['header', 'X-API-Key'];
+  return { location, name };
+}
+
+/**
+ * Reads the security flags.
+ *
+ * @throws UsageFailure (or ConfigurationError from a credentials file) naming what is wrong.
+ */
+export function parseServeSecurity(values: Values): ServeSecurity {
+  const fromEnv = (process.env.TANDEM_AUTH ?? '')
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
+  const requested = list(values, 'auth').length > 0 ? list(values, 'auth') : fromEnv;
+  const methods = [...new Set(requested)];
+  for (const method of methods) {
+    if (!(METHODS as readonly string[]).includes(method)) {
+      throw new UsageFailure(`--auth must be one of ${METHODS.join(', ')}, got "${method}"`);
+    }
+  }
+  const cert = text(values, 'tls-cert');
+  const key = text(values, 'tls-key');
+  const ca = text(values, 'tls-ca');
+  if ((cert === undefined) !== (key === undefined)) {
+    throw new UsageFailure('--tls-cert and --tls-key go together');
+  }
+  if (ca !== undefined && cert === undefined) {
+    throw new UsageFailure('--tls-ca needs --tls-cert and --tls-key (mutual TLS runs over HTTPS)');
+  }
+  const tls: A2ATlsOptions | undefined =
+    cert === undefined || key === undefined
+      ? undefined
+      : {
+          cert: readPem(cert, '--tls-cert'),
+          key: readPem(key, '--tls-key'),
+          ...(ca === undefined ? {} : { ca: readPem(ca, '--tls-ca') }),
+        };
+  const reloadable: CredentialList[] = [];
+  const built = (methods as Method[]).map((method): ServerAuthentication => {
+    switch (method) {
+      case 'bearer': {
+        const tokens = credentials(
+          text(values, 'token-file'),
+          'TANDEM_AUTH_TOKENS',
+          '--token-file',
+        );
+        reloadable.push(tokens);
+        return bearerAuthentication(tokens);
+      }
+      case 'api-key': {
+        const keys = credentials(text(values, 'api-key-file'), 'TANDEM_API_KEYS', '--api-key-file');
+        reloadable.push(keys);
+        return apiKeyAuthentication({ keys, ...apiKeyPlace(values) });
+      }
+      case 'jwt': {
+        const audience = list(values, 'audience');
+        if (audience.length === 0) throw new UsageFailure('--auth jwt needs --audience <aud>');
+        const jwksUrl = text(values, 'jwks-url');
+        const oidcIssuer = text(values, 'oidc-issuer');
+        const issuer = text(values, 'issuer');
+        return jwtAuthentication({
+          audience,
+          scopes: list(values, 'scope'),
+          ...(jwksUrl === undefined ? {} : { jwksUrl }),
+          ...(oidcIssuer === undefined ? {} : { oidcIssuer }),
+          ...(issuer === undefined ? {} : { issuer }),
+        });
+      }
+      case 'mtls':
+        if (tls?.ca === undefined) {
+          throw new UsageFailure('--auth mtls needs --tls-cert, --tls-key and --tls-ca');
+        }
+        return mtlsAuthentication();
+    }
+  });
+  return {
+    authentication: built.length === 0 ? undefined : anyOf(...built),
+    tls,
+    reloadable,
+  };
+}
