@@ -1,5 +1,6 @@
 // @ts-check
 import js from '@eslint/js';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -79,6 +80,26 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     rules: {
       'no-console': 'error',
+    },
+  },
+  {
+    // No module of src/ may reach itself through its imports: a circle makes the load order (and
+    // so which bindings are still undefined) depend on which module is imported first.
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      // Sources import `./x.js` for `./x.ts`, as Node's ESM resolution of the build output needs.
+      'import-x/resolver-next': [
+        createNodeResolver({
+          extensions: ['.ts', '.js'],
+          extensionAlias: { '.js': ['.ts', '.js'] },
+        }),
+      ],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
   {
