@@ -21,6 +21,9 @@ const layers = {
   cli: ['runtime', 'stores', 'bindings', 'http', 'client', 'protocol'],
 };
 
+/** The client halves of the bindings: the client contract, and each binding's `*-client-*` files. */
+const clientHalves = ['src/bindings/client/**/*.ts', 'src/bindings/**/*-client-*.ts'];
+
 const layerRules = Object.entries(layers).map(([layer, forbidden]) => ({
   files: [`src/${layer}/**/*.ts`],
   rules: {
@@ -83,8 +86,9 @@ export default tseslint.config(
     },
   },
   {
-    // No module of src/ may reach itself through its imports: a circle makes the load order (and
-    // so which bindings are still undefined) depend on which module is imported first.
+    // Rules over the resolved module graph. No module of src/ may reach itself through its
+    // imports: a circle makes the load order (and so which bindings are still undefined) depend on
+    // which module is imported first.
     files: ['src/**/*.ts'],
     plugins: { 'import-x': importX },
     settings: {
@@ -100,6 +104,32 @@ export default tseslint.config(
     },
     rules: {
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // Boundaries that import specifiers cannot express (src/client vs src/bindings/client),
+      // checked on resolved paths.
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          basePath: import.meta.dirname,
+          zones: [
+            {
+              target: clientHalves,
+              from: ['src/**/*'],
+              except: ['**/src/protocol/**', ...clientHalves.map((glob) => `**/${glob}`)],
+              message:
+                'Client transports depend only on src/protocol, src/bindings/client and the ' +
+                'other client halves (*-client-*.ts).',
+            },
+            {
+              target: ['src/client/**/*.ts', 'src/client.ts'],
+              from: ['src/bindings/**/*'],
+              except: clientHalves.map((glob) => `**/${glob}`),
+              message:
+                'The client uses the client halves of the bindings only (src/bindings/client, ' +
+                '*-client-*.ts); a name both halves need belongs in src/protocol.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -110,18 +140,15 @@ export default tseslint.config(
   },
   ...layerRules,
   {
-    // The client halves of the bindings run wherever the client runs: browsers included.
-    files: ['src/bindings/transport/**/*.ts', 'src/bindings/**/*-client-*.ts'],
+    // The client halves of the bindings run wherever the client runs: browsers included. What
+    // else they may import is held by import-x/no-restricted-paths above.
+    files: clientHalves,
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             { group: ['node:*'], message: 'Client transports must stay free of node: imports.' },
-            {
-              group: ['**/runtime/**', '**/stores/**', '**/http/**', '**/client/**', '**/cli/**'],
-              message: 'Client transports depend only on src/protocol and src/bindings/transport.',
-            },
           ],
         },
       ],
