@@ -1,5 +1,6 @@
 // @ts-check
 import js from '@eslint/js';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -21,6 +22,9 @@ const layers = {
   // The CLI is an application of the public API: the entry points and the demo agents only.
   cli: ['runtime', 'stores', 'bindings', 'http', 'client', 'protocol', 'security'],
 };
+
+/** The client halves of the bindings: the client contract, and each binding's `*-client-*` files. */
+const clientHalves = ['src/bindings/client/**/*.ts', 'src/bindings/**/*-client-*.ts'];
 
 const layerRules = Object.entries(layers).map(([layer, forbidden]) => ({
   files: [`src/${layer}/**/*.ts`],
@@ -84,6 +88,53 @@ export default tseslint.config(
     },
   },
   {
+    // Rules over the resolved module graph. No module of src/ may reach itself through its
+    // imports: a circle makes the load order (and so which bindings are still undefined) depend on
+    // which module is imported first.
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      // Sources import `./x.js` for `./x.ts`, as Node's ESM resolution of the build output needs.
+      'import-x/resolver-next': [
+        createNodeResolver({
+          extensions: ['.ts', '.js'],
+          extensionAlias: { '.js': ['.ts', '.js'] },
+        }),
+      ],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // Boundaries that import specifiers cannot express (src/client vs src/bindings/client),
+      // checked on resolved paths.
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          basePath: import.meta.dirname,
+          zones: [
+            {
+              target: clientHalves,
+              from: ['src/**/*'],
+              except: ['**/src/protocol/**', ...clientHalves.map((glob) => `**/${glob}`)],
+              message:
+                'Client transports depend only on src/protocol, src/bindings/client and the ' +
+                'other client halves (*-client-*.ts).',
+            },
+            {
+              target: ['src/client/**/*.ts', 'src/client.ts'],
+              from: ['src/bindings/**/*'],
+              except: clientHalves.map((glob) => `**/${glob}`),
+              message:
+                'The client uses the client halves of the bindings only (src/bindings/client, ' +
+                '*-client-*.ts); a name both halves need belongs in src/protocol.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/cli/**/*.ts'],
     rules: {
       'no-console': 'off',
@@ -91,18 +142,15 @@ export default tseslint.config(
   },
   ...layerRules,
   {
-    // The client halves of the bindings run wherever the client runs: browsers included.
-    files: ['src/bindings/transport/**/*.ts', 'src/bindings/**/*-client-*.ts'],
+    // The client halves of the bindings run wherever the client runs: browsers included. What
+    // else they may import is held by import-x/no-restricted-paths above.
+    files: clientHalves,
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             { group: ['node:*'], message: 'Client transports must stay free of node: imports.' },
-            {
-              group: ['**/runtime/**', '**/stores/**', '**/http/**', '**/client/**', '**/cli/**'],
-              message: 'Client transports depend only on src/protocol and src/bindings/transport.',
-            },
           ],
         },
       ],

@@ -7,11 +7,14 @@
  */
 
 export { createClient, DEFAULT_TIMEOUT_MS } from './client/create-client.js';
-export { DEFAULT_MAX_RESPONSE_BYTES } from './bindings/transport/transport-http.js';
+export { DEFAULT_MAX_RESPONSE_BYTES } from './bindings/client/transport-http.js';
 export type {
   A2AClient,
+  AgentCardCall,
+  AgentCardCallResult,
   CallHandler,
   CallOptions,
+  CallResult,
   ClientAuth,
   ClientCall,
   ClientOptions,
@@ -38,15 +41,20 @@ export type { FileOutput, PartSource } from './client/readers.js';
 export { isTask } from './client/conversation.js';
 
 export type {
+  CallParameters,
   ClientTransport,
   ClientTransportContext,
   ClientTransportFactory,
+  StreamCall,
+  StreamCallResult,
   StreamItem,
   StreamingOperationName,
-  TransportCallOptions,
+  UnaryCall,
+  UnaryCallResult,
   UnaryOperationName,
   UnaryResult,
-} from './bindings/transport/client-transport.js';
+} from './bindings/client/client-transport.js';
+export type { FetchFunction, HttpSend } from './bindings/client/http-send.js';
 export { createJsonRpcClientTransport } from './bindings/jsonrpc/jsonrpc-client-transport.js';
 export { createRestClientTransport } from './bindings/rest/rest-client-transport.js';
 

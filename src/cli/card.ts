@@ -4,7 +4,7 @@
  * that is not valid A2A 1.0 is shown as received with its problems, and the command exits 1.
  */
 
-import { AgentCardError, NoCompatibleInterfaceError, type Interceptor } from '../client.js';
+import { AgentCardError, NoCompatibleInterfaceError, type FetchFunction } from '../client.js';
 import { parseMessage } from '../index.js';
 import { ExitCode } from './exit-code.js';
 import { failureOf } from './errors-to-exit.js';
@@ -39,15 +39,15 @@ export function run(args: string[]): Promise<number> {
   const spec = { name: 'card', help: HELP, options: SHARED_OPTIONS };
   return runCommand(spec, args, async ({ terminal, url, connect }) => {
     // The client validates the card before it hands it out; keep the body to show what was wrong.
+    // Creating the client makes one request, the card's: `fetch` sees it as received.
     let received: string | undefined;
-    const keepCard: Interceptor = (next) => async (call) => {
-      const response = await next(call);
-      if (call.operation === 'GetAgentCard' && response.ok)
-        received = await response.clone().text();
+    const keepCard: FetchFunction = async (request) => {
+      const response = await fetch(request);
+      if (response.ok) received = await response.clone().text();
       return response;
     };
     try {
-      const client = await connect({ interceptors: [keepCard] });
+      const client = await connect({ fetch: keepCard });
       if (terminal.json) terminal.jsonDocument(client.card);
       else writeCard(terminal, client.card, client.selectedInterface);
       return ExitCode.Success;

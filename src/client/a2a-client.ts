@@ -3,6 +3,10 @@
  * The client works against any A2A 1.0 agent, not just Tandem's: it discovers the agent card,
  * picks an interface by the caller's preference, and speaks that interface's protocol binding
  * through a {@link ClientTransport}.
+ *
+ * The types of the options are defined by the modules that implement them (interceptors, retries,
+ * credentials, transports) and re-exported here, so that the whole of `ClientOptions` reads in one
+ * place while no module of the client imports this one back.
  */
 
 import type {
@@ -28,50 +32,25 @@ import type {
   TaskPushNotificationConfig,
 } from '../protocol/generated/types.js';
 import type { Struct } from '../protocol/json.js';
-import type { CallHandler, ClientCall } from '../bindings/transport/client-transport.js';
-
-export type { CallHandler, ClientCall };
+import type { ClientTransportFactory } from '../bindings/client/client-transport.js';
+import type { FetchFunction } from '../bindings/client/http-send.js';
 import type { CardResolver } from './card-resolver.js';
-import type { ClientTransportFactory } from '../bindings/transport/client-transport.js';
+import type { ClientAuth } from './client-auth.js';
+import type { Interceptor } from './interceptor.js';
+import type { ProtocolBindingName } from './interface-selection.js';
+import type { RetryOptions } from './retry-policy.js';
 
-/** A protocol binding name as written in `AgentInterface.protocolBinding`. */
-export type ProtocolBindingName = 'JSONRPC' | 'HTTP+JSON' | 'GRPC' | (string & {});
-
-/**
- * Wraps the next handler: `(next) => async (call) => { ...; return next(call); }`. Interceptors
- * run in the order given, outermost first, around every HTTP request of the client (card fetches
- * included), e.g. to add headers, sign requests or log.
- */
-export type Interceptor = (next: CallHandler) => CallHandler;
-
-/**
- * Credentials for the agent, sent with every call of the selected interface. They are not sent
- * with the card fetch, whose URL may belong to another host (a registry); use `headers` or an
- * interceptor if a card endpoint needs them.
- */
-export interface ClientAuth {
-  /** Sent as `Authorization: Bearer <token>`. */
-  readonly bearerToken?: string;
-  /**
-   * An API key, sent where the card's `APIKeySecurityScheme` says (header, query parameter or
-   * cookie, under the scheme's name); `name` and `location` override the card.
-   */
-  readonly apiKey?: {
-    readonly value: string;
-    readonly name?: string;
-    readonly location?: 'header' | 'query' | 'cookie';
-  };
-}
-
-/** Retries of idempotent calls (GetTask, ListTasks, CancelTask, card fetches). */
-export interface RetryOptions {
-  /** Attempts in total, the first included. Default 3. */
-  readonly maxAttempts?: number;
-  /** First backoff delay; doubles each time, with full jitter. Default 200 ms. */
-  readonly baseDelayMs?: number;
-  /** Upper bound of one delay (a `Retry-After` above it is capped too). Default 5 s. */
-  readonly maxDelayMs?: number;
-}
+export type { ClientAuth } from './client-auth.js';
+export type {
+  AgentCardCall,
+  AgentCardCallResult,
+  CallHandler,
+  CallResult,
+  ClientCall,
+  Interceptor,
+} from './interceptor.js';
+export type { ProtocolBindingName } from './interface-selection.js';
+export type { RetryOptions } from './retry-policy.js';
 
 /** Options of `createClient`. */
 export interface ClientOptions {
@@ -83,8 +62,12 @@ export interface ClientOptions {
    */
   readonly card?: AgentCard;
   readonly auth?: ClientAuth;
-  /** Headers added to every request. */
+  /** Headers added to every call, card fetches included. */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Code around every call, at the level of operations (see {@link Interceptor}): it applies
+   * alike over every transport, and card fetches go through it as `GetAgentCard`.
+   */
   readonly interceptors?: readonly Interceptor[];
   /** Extension URIs to request (`A2A-Extensions`) on every call. */
   readonly extensions?: readonly string[];
@@ -113,13 +96,18 @@ export interface ClientOptions {
    * Default `DEFAULT_MAX_RESPONSE_BYTES` (32 MiB).
    */
   readonly maxResponseBytes?: number;
-  /** The `fetch` to use. Defaults to the global one. */
-  readonly fetch?: (request: Request) => Promise<Response>;
+  /**
+   * The `fetch` that HTTP-based transports and card fetches use; defaults to the global one. It is
+   * the place to reach the raw HTTP exchange (a proxy agent, a client certificate, the body of a
+   * response as received), below the interceptors.
+   */
+  readonly fetch?: FetchFunction;
   /** Where cards are fetched and cached. Default: a resolver shared by all clients. */
   readonly cardResolver?: CardResolver;
   /**
    * Transports by binding name, added to (or replacing) the built-in `JSONRPC` and `HTTP+JSON`
-   * ones, e.g. for a custom binding URI (spec 5.8). List the binding in `bindings` too.
+   * ones, e.g. for a custom binding URI (spec 5.8). List the binding in `bindings` too. A factory
+   * may be async, e.g. to import the transport's module only when a card selects it.
    */
   readonly transports?: Readonly<Record<string, ClientTransportFactory>>;
 }

@@ -10,14 +10,20 @@ import type { AgentCard } from '../protocol/generated/types.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
 import { CURRENT_PROTOCOL_VERSION, VERSION_HEADER } from '../protocol/version.js';
 import { parseMessage } from '../protocol/validation.js';
-import type { CallHandler, RetryOptions } from './a2a-client.js';
+import { createHttpSend, type FetchFunction, type HttpSend } from '../bindings/client/http-send.js';
+import { formatViolations } from '../bindings/client/response-validation.js';
+import { httpStatusError, readBodyText } from '../bindings/client/transport-http.js';
 import { cardFreshness } from './card-cache-policy.js';
-import { createCallPipeline, globalFetch } from './call-pipeline.js';
 import { CallScope } from './call-scope.js';
 import { AgentCardError, HttpStatusError } from './client-errors.js';
-import { formatViolations } from '../bindings/transport/response-validation.js';
-import { resolveRetryPolicy, withRetry } from './retry-policy.js';
-import { httpStatusError, readBodyText } from '../bindings/transport/transport-http.js';
+import {
+  applyInterceptors,
+  misroutedCall,
+  type AgentCardCall,
+  type AgentCardCallResult,
+  type Interceptor,
+} from './interceptor.js';
+import { resolveRetryPolicy, withRetry, type RetryOptions } from './retry-policy.js';
 
 /** The path of the well-known card below an agent's base URL (spec 8.2, 14.3). */
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
@@ -37,8 +43,13 @@ export interface CardResolveOptions {
   readonly retry?: RetryOptions | false;
   /** Headers added to the request. */
   readonly headers?: Readonly<Record<string, string>>;
-  /** Sends the request; `createClient` passes its interceptor chain. Default: `fetch`. */
-  readonly send?: CallHandler;
+  /**
+   * Interceptors the fetch goes through, as the call `GetAgentCard` (each attempt);
+   * `createClient` passes its own.
+   */
+  readonly interceptors?: readonly Interceptor[];
+  /** The `fetch` to use. Defaults to the global one. */
+  readonly fetch?: FetchFunction;
   /** The largest card body read, in bytes. Default `DEFAULT_MAX_RESPONSE_BYTES` (32 MiB). */
   readonly maxResponseBytes?: number;
 }
@@ -129,35 +140,72 @@ export function createCardResolver(options: CardResolverOptions = {}): CardResol
   const now = options.now ?? Date.now;
   const defaultLifetime = options.defaultMaxAgeMs ?? 0;
 
-  async function fetchCard(url: string, call: CardResolveOptions, signal: AbortSignal) {
+  /** One attempt: the card from the wire, or the cached one when it is still valid (304). */
+  async function fetchCard(
+    url: string,
+    call: CardResolveOptions,
+    send: HttpSend,
+    signal: AbortSignal,
+  ) {
     const cached = cache.get(url);
     const headers = new Headers(call.headers);
     headers.set('accept', 'application/json');
     headers.set(VERSION_HEADER, CURRENT_PROTOCOL_VERSION);
     if (cached?.etag !== undefined) headers.set('if-none-match', cached.etag);
-    const request = new Request(url, { method: 'GET', headers, signal });
-    const send = call.send ?? createCallPipeline(globalFetch, []);
-    const response = await send({ operation: 'GetAgentCard', request });
-    const received = now();
-    if (response.status === 304 && cached !== undefined) {
-      await readBodyText(response, request, call.maxResponseBytes);
-      const freshness = cardFreshness(response.headers, received, defaultLifetime);
-      if (freshness.store) cached.expiresAt = freshness.expiresAt;
-      else cache.delete(url);
-      return cached.card;
-    }
-    const text = await readBodyText(response, request, call.maxResponseBytes);
-    if (!response.ok) throw httpStatusError(response, text, request);
-    let value: unknown;
-    try {
-      value = JSON.parse(text) as unknown;
-    } catch (error) {
-      throw new AgentCardError(`The agent card at ${url} is not JSON`, [], { cause: error });
-    }
-    const card = parseAgentCard(value, url);
-    const freshness = cardFreshness(response.headers, received, defaultLifetime);
-    const etag = response.headers.get('etag') ?? undefined;
-    if (freshness.store) cache.set(url, { card, etag, expiresAt: freshness.expiresAt });
+    /** What the wire answered, to cache once the interceptors have returned it. */
+    const wire: {
+      fetched?: Omit<CacheEntry, 'expiresAt'> & { headers: Headers; received: number };
+    } = {};
+    const get = async (cardCall: AgentCardCall): Promise<AgentCardCallResult> => {
+      const request = new Request(cardCall.url, {
+        method: 'GET',
+        headers: cardCall.headers,
+        signal: cardCall.signal,
+      });
+      const response = await send(request);
+      const received = now();
+      const text = await readBodyText(response, request, call.maxResponseBytes);
+      if (response.status === 304 && cached !== undefined) {
+        wire.fetched = {
+          card: cached.card,
+          etag: cached.etag,
+          headers: response.headers,
+          received,
+        };
+        return { stream: false, message: cached.card, headers: response.headers };
+      }
+      if (!response.ok) throw httpStatusError(response, text, request);
+      let value: unknown;
+      try {
+        value = JSON.parse(text) as unknown;
+      } catch (error) {
+        throw new AgentCardError(`The agent card at ${url} is not JSON`, [], { cause: error });
+      }
+      const card = parseAgentCard(value, url);
+      const etag = response.headers.get('etag') ?? undefined;
+      wire.fetched = { card, etag, headers: response.headers, received };
+      return { stream: false, message: card, headers: response.headers };
+    };
+    const chain = applyInterceptors(call.interceptors ?? [], (cardCall) =>
+      cardCall.operation === 'GetAgentCard'
+        ? get(cardCall)
+        : misroutedCall(cardCall, 'the card fetch'),
+    );
+    const cardCall: AgentCardCall = {
+      stream: false,
+      operation: 'GetAgentCard',
+      message: NO_MESSAGE,
+      url,
+      headers,
+      signal,
+    };
+    const card = ((await chain(cardCall)) as AgentCardCallResult).message;
+    // A card an interceptor answered by itself is checked like any other, and not cached.
+    const fetched = wire.fetched;
+    if (fetched === undefined || fetched.card !== card) return parseAgentCard(card, url);
+    const freshness = cardFreshness(fetched.headers, fetched.received, defaultLifetime);
+    if (freshness.store)
+      cache.set(url, { card, etag: fetched.etag, expiresAt: freshness.expiresAt });
     else cache.delete(url);
     return card;
   }
@@ -168,10 +216,11 @@ export function createCardResolver(options: CardResolverOptions = {}): CardResol
       const cached = cache.get(url);
       if (cached !== undefined && now() < cached.expiresAt) return { card: cached.card, url };
       const scope = new CallScope(call.signal, call.timeoutMs ?? 60_000);
+      const send = createHttpSend(call.fetch);
       try {
         const policy = resolveRetryPolicy(call.retry);
         const card = await withRetry(
-          () => fetchCard(url, call, scope.signal),
+          () => fetchCard(url, call, send, scope.signal),
           policy,
           scope.signal,
         );
@@ -196,6 +245,8 @@ export function createCardResolver(options: CardResolverOptions = {}): CardResol
     },
   };
 }
+
+const NO_MESSAGE: Readonly<Record<string, never>> = Object.freeze({});
 
 /** The resolver of clients created without one. */
 export const sharedCardResolver: CardResolver = createCardResolver();

@@ -3,17 +3,37 @@
  * card's `APIKeySecurityScheme` says (spec 4.5.2: a header, a query parameter or a cookie, under
  * the scheme's `name`), unless the caller names the place. Credentials go to the agent's
  * interface only: never to the card URL, which may be served by another host (a registry).
+ * They are part of each call (its headers, its URL's query) before the interceptors run, so that
+ * interceptors see the call as it is sent and every transport carries them alike.
  */
 
 import type { AgentCard, APIKeySecurityScheme } from '../protocol/generated/types.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
-import type { ClientAuth, Interceptor } from './a2a-client.js';
 
-/** Where credentials go: headers on every request, and possibly one query parameter. */
+/**
+ * Credentials for the agent, sent with every call of the selected interface. They are not sent
+ * with the card fetch, whose URL may belong to another host (a registry); use `headers` or an
+ * interceptor if a card endpoint needs them.
+ */
+export interface ClientAuth {
+  /** Sent as `Authorization: Bearer <token>`. */
+  readonly bearerToken?: string;
+  /**
+   * An API key, sent where the card's `APIKeySecurityScheme` says (header, query parameter or
+   * cookie, under the scheme's name); `name` and `location` override the card.
+   */
+  readonly apiKey?: {
+    readonly value: string;
+    readonly name?: string;
+    readonly location?: 'header' | 'query' | 'cookie';
+  };
+}
+
+/** Where credentials go: headers of every call, and possibly a parameter of the call URL. */
 export interface AppliedAuth {
   readonly headers: ReadonlyArray<readonly [string, string]>;
-  /** An interceptor adding the API key to the query, when the scheme says `query`. */
-  readonly queryInterceptor?: Interceptor;
+  /** The API key's query parameter (name, value), when the scheme says `query`. */
+  readonly query?: readonly [string, string];
 }
 
 /** The API key scheme of the card: the first one the security requirements name, else any. */
@@ -29,14 +49,6 @@ function apiKeySchemeOf(card: AgentCard): APIKeySecurityScheme | undefined {
     if (scheme.apiKeySecurityScheme !== undefined) return scheme.apiKeySecurityScheme;
   }
   return undefined;
-}
-
-function queryInterceptor(name: string, value: string): Interceptor {
-  return (next) => (call) => {
-    const url = new URL(call.request.url);
-    url.searchParams.set(name, value);
-    return next({ ...call, request: new Request(url, call.request) });
-  };
 }
 
 /**
@@ -69,7 +81,7 @@ export function applyAuth(auth: ClientAuth | undefined, card: AgentCard): Applie
       headers.push(['cookie', `${name}=${encodeURIComponent(apiKey.value)}`]);
       return { headers };
     case 'query':
-      return { headers, queryInterceptor: queryInterceptor(name, apiKey.value) };
+      return { headers, query: [name, apiKey.value] };
     default:
       throw new ConfigurationError(
         `The API key location ${JSON.stringify(location)} is not one of header, query or cookie; ` +

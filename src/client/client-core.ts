@@ -7,14 +7,18 @@
 
 import type { AgentInterface, StreamResponse } from '../protocol/generated/types.js';
 import type { OperationRequest } from '../protocol/operations.js';
-import type { CallOptions } from './a2a-client.js';
-import { CallScope } from './call-scope.js';
 import type {
-  ClientTransport,
+  StreamCall,
+  StreamCallResult,
   StreamingOperationName,
+  UnaryCall,
+  UnaryCallResult,
   UnaryOperationName,
   UnaryResult,
-} from '../bindings/transport/client-transport.js';
+} from '../bindings/client/client-transport.js';
+import type { CallOptions } from './a2a-client.js';
+import { CallScope } from './call-scope.js';
+import type { CallHandler, ClientCall } from './interceptor.js';
 import { withRetry, type RetryPolicy } from './retry-policy.js';
 import { resumableStream, type StreamConnection } from './stream-resume.js';
 
@@ -31,8 +35,11 @@ const IDEMPOTENT: ReadonlySet<UnaryOperationName> = new Set<UnaryOperationName>(
 
 /** The settled configuration of a client. */
 export interface ClientCoreOptions {
-  readonly transport: ClientTransport;
+  /** The caller's interceptors around the transport of the interface. */
+  readonly handler: CallHandler;
   readonly agentInterface: AgentInterface;
+  /** Where calls go: the interface URL, with credentials placed in its query. */
+  readonly url: string;
   /** Headers of every call: service parameters, credentials, the caller's headers. */
   readonly headers: Headers;
   readonly timeoutMs: number;
@@ -55,6 +62,7 @@ export class ClientCore {
     return { ...request, tenant };
   }
 
+  /** Fresh headers for each attempt, so that what an interceptor adds is not added twice. */
   #headers(options: CallOptions): Headers {
     const headers = new Headers(this.#options.headers);
     for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
@@ -69,9 +77,13 @@ export class ClientCore {
   ): Promise<UnaryResult<N>> {
     const scope = new CallScope(options.signal, options.timeoutMs ?? this.#options.timeoutMs);
     const message = this.withTenant(request);
-    const headers = this.#headers(options);
-    const attempt = (): Promise<UnaryResult<N>> =>
-      this.#options.transport.call(operation, message, { headers, signal: scope.signal });
+    const { handler, url } = this.#options;
+    const signal = scope.signal;
+    const attempt = async (): Promise<UnaryResult<N>> => {
+      const headers = this.#headers(options);
+      const call: UnaryCall<N> = { stream: false, operation, message, url, headers, signal };
+      return ((await handler(call as ClientCall)) as UnaryCallResult<N>).message;
+    };
     try {
       if (!IDEMPOTENT.has(operation)) return await attempt();
       return await withRetry(attempt, this.#options.retry, scope.signal);
@@ -92,6 +104,7 @@ export class ClientCore {
   ): AsyncGenerator<StreamResponse, void, undefined> {
     const message = this.withTenant(request);
     const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
+    const { handler, url } = this.#options;
     const connect = async (
       name: StreamingOperationName,
       body: OperationRequest<StreamingOperationName>,
@@ -100,11 +113,16 @@ export class ClientCore {
     ): Promise<StreamConnection> => {
       const scope = new CallScope(options.signal, timeoutMs);
       try {
-        const items = await this.#options.transport.stream(name, body, {
+        const call: StreamCall = {
+          stream: true,
+          operation: name,
+          message: body,
+          url,
           headers: this.#headers(options),
           signal: scope.signal,
           lastEventId,
-        });
+        };
+        const items = ((await handler(call as ClientCall)) as StreamCallResult).message;
         if (!firstEventTimeout) scope.clearTimeout();
         return {
           items: firstEventTimed(items, scope, firstEventTimeout),

@@ -1,7 +1,7 @@
 /**
  * Local errors of the client about the agent it was pointed at: its card, its interfaces. Errors
  * of a call in flight (connection, timeout, malformed response) come from the bindings'
- * transports (`bindings/transport/transport-errors.ts`) and are re-exported here; an A2A error the
+ * transports (`bindings/client/transport-errors.ts`) and are re-exported here; an A2A error the
  * agent answered is one of the wire error classes of `tandem`, rebuilt with its details.
  */
 
@@ -14,7 +14,7 @@ export {
   CustomJsonRpcError,
   HttpStatusError,
   ProtocolViolationError,
-} from '../bindings/transport/transport-errors.js';
+} from '../bindings/client/transport-errors.js';
 
 /** The agent card could not be fetched or is not a valid A2A 1.0 card. */
 export class AgentCardError extends LocalError {

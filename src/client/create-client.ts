@@ -1,34 +1,29 @@
 /**
  * `createClient`: from an agent's URL to a ready client. It resolves the card (or takes the one
- * given), picks the interface, builds the HTTP pipeline (credentials, interceptors, `fetch`) and
- * the headers every call carries, and hands the interface to its binding's transport. All
- * configuration is checked here, so a mistake fails at creation with a message naming the option.
+ * given), picks the interface, settles what every call carries (service parameters, credentials,
+ * the caller's headers) and hands the interface to its binding's transport, loaded if its factory
+ * is lazy, with the caller's interceptors around it. All configuration is checked here, so a
+ * mistake fails at creation with a message naming the option.
  */
 
-import {
-  HTTP_JSON_BINDING,
-  createRestClientTransport,
-} from '../bindings/rest/rest-client-transport.js';
-import { EXTENSIONS_HEADER } from '../bindings/server/service-parameters.js';
-import {
-  JSONRPC_BINDING,
-  createJsonRpcClientTransport,
-} from '../bindings/jsonrpc/jsonrpc-client-transport.js';
 import type { AgentCard } from '../protocol/generated/types.js';
-import { ConfigurationError } from '../protocol/local-errors.js';
 import { integerOption } from '../protocol/integer-option.js';
+import { ConfigurationError } from '../protocol/local-errors.js';
+import { EXTENSIONS_HEADER, VERSION_HEADER } from '../protocol/service-parameters.js';
 import { maxEventLengthOf } from '../protocol/sse-decoder.js';
-import { maxResponseBytesOf } from '../bindings/transport/transport-http.js';
-import { CURRENT_PROTOCOL_VERSION, VERSION_HEADER } from '../protocol/version.js';
+import { CURRENT_PROTOCOL_VERSION } from '../protocol/version.js';
+import type { ClientTransport } from '../bindings/client/client-transport.js';
+import { createHttpSend } from '../bindings/client/http-send.js';
+import { maxResponseBytesOf } from '../bindings/client/transport-http.js';
 import type { A2AClient, ClientOptions } from './a2a-client.js';
-import { createCallPipeline, globalFetch } from './call-pipeline.js';
 import { agentCardUrl, parseAgentCard, sharedCardResolver } from './card-resolver.js';
 import { applyAuth } from './client-auth.js';
 import { ClientCore } from './client-core.js';
-import type { ClientTransportFactory } from '../bindings/transport/client-transport.js';
+import { applyInterceptors, misroutedCall, type CallHandler } from './interceptor.js';
 import { DEFAULT_BINDINGS, selectInterface } from './interface-selection.js';
 import { RemoteAgentClient } from './remote-agent-client.js';
 import { resolveRetryPolicy } from './retry-policy.js';
+import { openTransport, transportRegistry } from './transport-registry.js';
 
 /** Default time limit of a call: 60 s. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -56,15 +51,21 @@ function resumeAttemptsOf(option: ClientOptions['resumeStreams']): number {
   );
 }
 
-function transportFactories(options: ClientOptions): Map<string, ClientTransportFactory> {
-  const factories = new Map<string, ClientTransportFactory>([
-    [JSONRPC_BINDING, createJsonRpcClientTransport],
-    [HTTP_JSON_BINDING, createRestClientTransport],
-  ]);
-  for (const [binding, factory] of Object.entries(options.transports ?? {})) {
-    factories.set(binding.toUpperCase(), factory);
-  }
-  return factories;
+/** The end of the interceptor chain: the transport, for the operations it speaks. */
+function transportHandler(transport: ClientTransport): CallHandler {
+  return (call) => {
+    if (call.stream) return transport.stream(call);
+    if (call.operation === 'GetAgentCard') return misroutedCall(call, 'the transport');
+    return transport.unary(call);
+  };
+}
+
+/** The call URL: the interface URL with the API key's query parameter, if any. */
+function callUrl(interfaceUrl: string, query: readonly [string, string] | undefined): string {
+  if (query === undefined) return interfaceUrl;
+  const url = new URL(interfaceUrl);
+  url.searchParams.set(query[0], query[1]);
+  return url.toString();
 }
 
 /**
@@ -81,8 +82,7 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
   const resumeAttempts = resumeAttemptsOf(options.resumeStreams);
   const maxEventLength = maxEventLengthOf(options.maxEventLength);
   const maxResponseBytes = maxResponseBytesOf(options.maxResponseBytes);
-  const factories = transportFactories(options);
-  const fetchFunction = options.fetch ?? globalFetch;
+  const transports = transportRegistry(options.transports);
   const interceptors = options.interceptors ?? [];
   const cardUrl = agentCardUrl(url);
 
@@ -92,8 +92,9 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
     const resolveOptions = {
       timeoutMs,
       retry: options.retry ?? {},
-      send: createCallPipeline(fetchFunction, interceptors),
+      interceptors,
       maxResponseBytes,
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       ...(options.headers === undefined ? {} : { headers: options.headers }),
     };
     card = (await resolver.resolve(cardUrl, resolveOptions)).card;
@@ -105,7 +106,7 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
     card,
     cardUrl,
     options.bindings ?? DEFAULT_BINDINGS,
-    factories,
+    transports,
   );
   const auth = applyAuth(options.auth, card);
   const headers = new Headers();
@@ -116,12 +117,13 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
   for (const [name, value] of auth.headers) headers.set(name, value);
   for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
 
-  const before = auth.queryInterceptor === undefined ? [] : [auth.queryInterceptor];
-  const send = createCallPipeline(fetchFunction, interceptors, before);
-  const transport = factory({ agentInterface, send, maxEventLength, maxResponseBytes });
+  const send = createHttpSend(options.fetch);
+  const context = { agentInterface, send, maxEventLength, maxResponseBytes };
+  const transport = await openTransport(factory, context);
   const core = new ClientCore({
-    transport,
+    handler: applyInterceptors(interceptors, transportHandler(transport)),
     agentInterface,
+    url: callUrl(agentInterface.url, auth.query),
     headers,
     timeoutMs,
     retry,

@@ -10,9 +10,12 @@
 import type { AgentCard, AgentInterface } from '../protocol/generated/types.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
 import { CURRENT_PROTOCOL_VERSION, parseProtocolVersion } from '../protocol/version.js';
-import type { ProtocolBindingName } from './a2a-client.js';
+import type { ClientTransportFactory } from '../bindings/client/client-transport.js';
 import { AgentCardError, NoCompatibleInterfaceError } from './client-errors.js';
-import type { ClientTransportFactory } from '../bindings/transport/client-transport.js';
+import type { TransportRegistry } from './transport-registry.js';
+
+/** A protocol binding name as written in `AgentInterface.protocolBinding`. */
+export type ProtocolBindingName = 'JSONRPC' | 'HTTP+JSON' | 'GRPC' | (string & {});
 
 /** The default preference: JSON-RPC, then HTTP+JSON, then gRPC. */
 export const DEFAULT_BINDINGS: readonly ProtocolBindingName[] = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
@@ -53,7 +56,7 @@ function absoluteUrl(agentInterface: AgentInterface, cardUrl: string): string {
 /**
  * Picks the interface.
  *
- * @param factories transports by binding name (case-insensitive).
+ * @param transports transports by binding name in upper case.
  * @throws NoCompatibleInterfaceError when no interface fits; ConfigurationError for an empty
  *   preference list.
  */
@@ -61,7 +64,7 @@ export function selectInterface(
   card: AgentCard,
   cardUrl: string,
   bindings: readonly ProtocolBindingName[],
-  factories: ReadonlyMap<string, ClientTransportFactory>,
+  transports: TransportRegistry,
 ): SelectedInterface {
   if (bindings.length === 0) {
     throw new ConfigurationError('bindings is empty; accept at least one, e.g. ["JSONRPC"]');
@@ -72,7 +75,7 @@ export function selectInterface(
       (i) => sameBinding(i.protocolBinding, binding) && speaksCurrentVersion(i),
     );
     if (candidate === undefined) continue;
-    const factory = factories.get(binding.toUpperCase());
+    const factory = transports.get(binding.toUpperCase());
     if (factory === undefined) {
       unimplemented.add(binding.toUpperCase());
       continue;

@@ -8,10 +8,19 @@
  * `SendStreamingMessage` are never retried: the agent may already be working on the message.
  */
 
-import type { RetryOptions } from './a2a-client.js';
+import { integerOption } from '../protocol/integer-option.js';
 import { sleep } from './call-scope.js';
 import { CallTimeoutError, ConnectionError, HttpStatusError } from './client-errors.js';
-import { integerOption } from '../protocol/integer-option.js';
+
+/** Retries of idempotent calls (GetTask, ListTasks, CancelTask, card fetches). */
+export interface RetryOptions {
+  /** Attempts in total, the first included. Default 3. */
+  readonly maxAttempts?: number;
+  /** First backoff delay; doubles each time, with full jitter. Default 200 ms. */
+  readonly baseDelayMs?: number;
+  /** Upper bound of one delay (a `Retry-After` above it is capped too). Default 5 s. */
+  readonly maxDelayMs?: number;
+}
 
 /** Retry options with defaults applied. */
 export interface RetryPolicy {

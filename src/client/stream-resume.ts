@@ -15,7 +15,7 @@ import type { StreamResponse } from '../protocol/generated/types.js';
 import { isFinalOrInterruptedState } from '../protocol/task-state.js';
 import { sleep } from './call-scope.js';
 import { ConnectionError, HttpStatusError } from './client-errors.js';
-import type { StreamItem } from '../bindings/transport/client-transport.js';
+import type { StreamItem } from '../bindings/client/client-transport.js';
 import { backoffDelay, type RetryPolicy } from './retry-policy.js';
 
 /** One connection of a stream: its events, and how to close it. */

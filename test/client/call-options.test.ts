@@ -124,7 +124,7 @@ describe('credentials and headers', () => {
     ).rejects.toBeInstanceOf(ConfigurationError);
   });
 
-  it('runs interceptors in order around every request, card fetches included', async () => {
+  it('runs interceptors in order around every call, card fetches included', async () => {
     const { url } = await startTandem();
     const log: string[] = [];
     const tag =
@@ -132,11 +132,15 @@ describe('credentials and headers', () => {
       (next) =>
       async (call) => {
         log.push(`${name}>${call.operation}`);
-        const headers = new Headers(call.request.headers);
-        headers.append('x-chain', name);
-        const response = await next({ ...call, request: new Request(call.request, { headers }) });
-        log.push(`${name}<${response.status}`);
-        return response;
+        call.headers.append('x-chain', name);
+        try {
+          const result = await next(call);
+          log.push(`${name}<${result.stream ? 'stream' : 'result'}`);
+          return result;
+        } catch (error) {
+          log.push(`${name}<${(error as Error).constructor.name}`);
+          throw error;
+        }
       };
     const proxy = await startFaultProxy(url, () => PASS);
     const client = await createClient(proxy.url, {
@@ -147,12 +151,12 @@ describe('credentials and headers', () => {
     expect(log).toEqual([
       'a>GetAgentCard',
       'b>GetAgentCard',
-      'b<200',
-      'a<200',
+      'b<result',
+      'a<result',
       'a>GetTask',
       'b>GetTask',
-      'b<200',
-      'a<200',
+      'b<TaskNotFoundError',
+      'a<TaskNotFoundError',
     ]);
     expect(proxy.requests.map((r) => r.headers['x-chain'])).toEqual(['a, b', 'a, b']);
   });

@@ -155,7 +155,7 @@ describe('card caching', () => {
       cardResolver: resolver,
       interceptors: [
         (next) => (call) => {
-          seen.push(`${call.operation} ${call.request.headers.get('a2a-version')}`);
+          seen.push(`${call.operation} ${call.headers.get('a2a-version')}`);
           return next(call);
         },
       ],
@@ -228,10 +228,10 @@ describe('interface selection', () => {
     const seen: string[] = [];
     const loopback: ClientTransportFactory = ({ agentInterface }) => ({
       protocolBinding: binding,
-      call(operation, request) {
-        seen.push(`${operation} ${agentInterface.url} ${JSON.stringify(request)}`);
+      unary(call) {
+        seen.push(`${call.operation} ${agentInterface.url} ${JSON.stringify(call.message)}`);
         const task = { id: 't1', status: { state: 'TASK_STATE_COMPLETED' as const } };
-        return Promise.resolve(task as never);
+        return Promise.resolve({ stream: false, message: task as never, headers: new Headers() });
       },
       stream: () => Promise.reject(new Error('no streams here')),
     });

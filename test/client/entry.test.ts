@@ -1,45 +1,85 @@
 /**
  * The `tandem/client` entry runs in browsers: nothing it imports, directly or not, may import a
- * `node:` module. And its exports are named, never `export *`.
+ * `node:` module. Its modules form no circle, type imports included (lint checks the others).
+ * And its exports are named, never `export *`.
  */
 
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'([^']+)'/g;
 
-/** Every module reachable from `entry`, with the bare imports of each. */
-function importGraph(entry: string): Map<string, string[]> {
-  const graph = new Map<string, string[]>();
+interface ModuleImports {
+  /** Package and `node:` imports. */
+  readonly bare: string[];
+  /** Modules of src/, as absolute paths. */
+  readonly local: string[];
+}
+
+/** Every module reachable from `entry` through static imports, with the imports of each. */
+function importGraph(entry: string): Map<string, ModuleImports> {
+  const graph = new Map<string, ModuleImports>();
   const visit = (file: string): void => {
     if (graph.has(file)) return;
     const source = readFileSync(file, 'utf8');
-    const bare: string[] = [];
-    graph.set(file, bare);
+    const imports: ModuleImports = { bare: [], local: [] };
+    graph.set(file, imports);
     for (const match of source.matchAll(IMPORT)) {
       const specifier = match[1] ?? '';
-      if (specifier.startsWith('.'))
-        visit(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
-      else bare.push(specifier);
+      if (specifier.startsWith('.')) {
+        const local = resolve(dirname(file), specifier.replace(/\.js$/, '.ts'));
+        imports.local.push(local);
+        visit(local);
+      } else imports.bare.push(specifier);
     }
   };
   visit(entry);
   return graph;
 }
 
+/** A circle of modules, as paths relative to src/, or `undefined` when there is none. */
+function findCircle(graph: Map<string, ModuleImports>): string[] | undefined {
+  const done = new Set<string>();
+  const path: string[] = [];
+  const visit = (file: string): string[] | undefined => {
+    const at = path.indexOf(file);
+    if (at !== -1) return [...path.slice(at), file].map((f) => relative(SRC, f));
+    if (done.has(file)) return undefined;
+    path.push(file);
+    for (const next of graph.get(file)?.local ?? []) {
+      const circle = visit(next);
+      if (circle !== undefined) return circle;
+    }
+    path.pop();
+    done.add(file);
+    return undefined;
+  };
+  for (const file of graph.keys()) {
+    const circle = visit(file);
+    if (circle !== undefined) return circle;
+  }
+  return undefined;
+}
+
 describe('the tandem/client entry', () => {
   it('imports no node: module, directly or indirectly', () => {
     const graph = importGraph(resolve(SRC, 'client.ts'));
     expect(graph.size).toBeGreaterThan(10);
-    const offenders = [...graph].flatMap(([file, bare]) =>
+    const offenders = [...graph].flatMap(([file, { bare }]) =>
       bare.filter((s) => s.startsWith('node:')).map((s) => `${file}: ${s}`),
     );
     expect(offenders).toEqual([]);
-    const packages = new Set([...graph.values()].flat());
+    const packages = new Set([...graph.values()].flatMap(({ bare }) => bare));
     expect([...packages].sort()).toEqual(['valibot']);
+  });
+
+  it('has no import circle, type imports included', () => {
+    const graph = importGraph(resolve(SRC, 'client.ts'));
+    expect(graph.has(resolve(SRC, 'client/interceptor.ts'))).toBe(true);
+    expect(findCircle(graph)).toBeUndefined();
   });
 
   it('uses named exports only', () => {

@@ -12,20 +12,21 @@
 
 import { fromJsonRpcError } from '../../protocol/error-serialization.js';
 import type { A2AError } from '../../protocol/errors.js';
-import type { OperationRequest } from '../../protocol/operations.js';
 import type { SseEvent } from '../../protocol/sse-decoder.js';
-import type { CallHandler } from '../transport/client-transport.js';
-import { CustomJsonRpcError, ProtocolViolationError } from '../transport/transport-errors.js';
 import type {
   ClientTransport,
   ClientTransportContext,
+  StreamCall,
+  StreamCallResult,
   StreamItem,
   StreamingOperationName,
-  TransportCallOptions,
+  UnaryCall,
+  UnaryCallResult,
   UnaryOperationName,
-  UnaryResult,
-} from '../transport/client-transport.js';
-import { parseOperationResult, parseStreamPayload } from '../transport/response-validation.js';
+} from '../client/client-transport.js';
+import type { HttpSend } from '../client/http-send.js';
+import { parseOperationResult, parseStreamPayload } from '../client/response-validation.js';
+import { CustomJsonRpcError, ProtocolViolationError } from '../client/transport-errors.js';
 import {
   describeRequest,
   httpStatusError,
@@ -34,7 +35,7 @@ import {
   parseJsonBody,
   readBodyText,
   readSseEvents,
-} from '../transport/transport-http.js';
+} from '../client/transport-http.js';
 
 /** The binding name in agent cards. */
 export const JSONRPC_BINDING = 'JSONRPC';
@@ -81,65 +82,65 @@ function outcomeOf(value: unknown, id: number, where: string): JsonRpcOutcome | 
 
 class JsonRpcClientTransport implements ClientTransport {
   readonly protocolBinding = JSONRPC_BINDING;
-  readonly #url: string;
-  readonly #send: CallHandler;
-  readonly #maxEventLength: number | undefined;
-  readonly #maxResponseBytes: number | undefined;
+  readonly #send: HttpSend;
+  readonly #maxEventLength: number;
+  readonly #maxResponseBytes: number;
   #nextId = 1;
 
   constructor(context: ClientTransportContext) {
-    this.#url = context.agentInterface.url;
     this.#send = context.send;
     this.#maxEventLength = context.maxEventLength;
     this.#maxResponseBytes = context.maxResponseBytes;
   }
 
-  async call<N extends UnaryOperationName>(
-    operation: N,
-    request: OperationRequest<N>,
-    options: TransportCallOptions,
-  ): Promise<UnaryResult<N>> {
+  async unary<N extends UnaryOperationName>(call: UnaryCall<N>): Promise<UnaryCallResult<N>> {
     const id = this.#nextId++;
-    const httpRequest = this.#request(operation, request, id, options, 'application/json');
-    const response = await this.#send({ operation, request: httpRequest });
-    const outcome = await this.#readOutcome(response, httpRequest, id);
+    const request = this.#request(call, id, 'application/json', undefined);
+    const response = await this.#send(request);
+    const outcome = await this.#readOutcome(response, request, id);
     if ('error' in outcome) throw outcome.error;
-    return parseOperationResult(operation, outcome.result, describeRequest(httpRequest));
+    const where = describeRequest(request);
+    const message = parseOperationResult(call.operation, outcome.result, where);
+    return { stream: false, message, headers: response.headers };
   }
 
-  async stream<N extends StreamingOperationName>(
-    operation: N,
-    request: OperationRequest<N>,
-    options: TransportCallOptions,
-  ): Promise<AsyncIterable<StreamItem>> {
+  async stream<N extends StreamingOperationName>(call: StreamCall<N>): Promise<StreamCallResult> {
     const id = this.#nextId++;
     const accept = 'text/event-stream, application/json';
-    const httpRequest = this.#request(operation, request, id, options, accept);
-    const response = await this.#send({ operation, request: httpRequest });
+    const request = this.#request(call, id, accept, call.lastEventId);
+    const response = await this.#send(request);
     if (response.ok && mediaTypeOf(response) === 'text/event-stream') {
-      return this.#events(response, httpRequest, id);
+      return {
+        stream: true,
+        message: this.#events(response, request, id),
+        headers: response.headers,
+      };
     }
-    const outcome = await this.#readOutcome(response, httpRequest, id);
+    const outcome = await this.#readOutcome(response, request, id);
     if ('error' in outcome) throw outcome.error;
     throw new ProtocolViolationError(
-      `${operation} must answer with text/event-stream; ${describeRequest(httpRequest)} answered ` +
-        'a single JSON-RPC result',
+      `${call.operation} must answer with text/event-stream; ${describeRequest(request)} ` +
+        'answered a single JSON-RPC result',
     );
   }
 
   #request(
-    operation: string,
-    params: unknown,
+    call: UnaryCall | StreamCall,
     id: number,
-    options: TransportCallOptions,
     accept: string,
+    lastEventId: string | undefined,
   ): Request {
-    const headers = new Headers(options.headers);
+    const headers = new Headers(call.headers);
     headers.set('content-type', 'application/json');
     headers.set('accept', accept);
-    if (options.lastEventId !== undefined) headers.set('last-event-id', options.lastEventId);
-    const body = JSON.stringify({ jsonrpc: '2.0', id, method: operation, params });
-    return new Request(this.#url, { method: 'POST', headers, body, signal: options.signal });
+    if (lastEventId !== undefined) headers.set('last-event-id', lastEventId);
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: call.operation,
+      params: call.message,
+    });
+    return new Request(call.url, { method: 'POST', headers, body, signal: call.signal });
   }
 
   /** The JSON-RPC response in a non-streamed body, whatever its status. */

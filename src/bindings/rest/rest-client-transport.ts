@@ -16,20 +16,21 @@
  */
 
 import { fromHttpErrorBody } from '../../protocol/error-serialization.js';
-import type { OperationName, OperationRequest } from '../../protocol/operations.js';
 import type { SseEvent } from '../../protocol/sse-decoder.js';
-import type { CallHandler } from '../transport/client-transport.js';
-import { ProtocolViolationError } from '../transport/transport-errors.js';
 import type {
   ClientTransport,
   ClientTransportContext,
+  StreamCall,
+  StreamCallResult,
   StreamItem,
   StreamingOperationName,
-  TransportCallOptions,
+  UnaryCall,
+  UnaryCallResult,
   UnaryOperationName,
-  UnaryResult,
-} from '../transport/client-transport.js';
-import { parseOperationResult, parseStreamPayload } from '../transport/response-validation.js';
+} from '../client/client-transport.js';
+import type { HttpSend } from '../client/http-send.js';
+import { parseOperationResult, parseStreamPayload } from '../client/response-validation.js';
+import { ProtocolViolationError } from '../client/transport-errors.js';
 import {
   describeRequest,
   excerpt,
@@ -39,7 +40,7 @@ import {
   parseJsonBody,
   readBodyText,
   readSseEvents,
-} from '../transport/transport-http.js';
+} from '../client/transport-http.js';
 import { restRoute, type RestRoute } from './rest-client-paths.js';
 
 /** The binding name in agent cards. */
@@ -59,39 +60,31 @@ function isErrorStatusBody(value: unknown): value is { error: Record<string, unk
 
 class RestClientTransport implements ClientTransport {
   readonly protocolBinding = HTTP_JSON_BINDING;
-  readonly #url: string;
-  readonly #send: CallHandler;
-  readonly #maxEventLength: number | undefined;
-  readonly #maxResponseBytes: number | undefined;
+  readonly #send: HttpSend;
+  readonly #maxEventLength: number;
+  readonly #maxResponseBytes: number;
   /** The server refused `GET …:subscribe` with 405: use `POST` from now on. */
   #subscribeWithPost = false;
 
   constructor(context: ClientTransportContext) {
-    this.#url = context.agentInterface.url;
     this.#send = context.send;
     this.#maxEventLength = context.maxEventLength;
     this.#maxResponseBytes = context.maxResponseBytes;
   }
 
-  async call<N extends UnaryOperationName>(
-    operation: N,
-    request: OperationRequest<N>,
-    options: TransportCallOptions,
-  ): Promise<UnaryResult<N>> {
-    const httpRequest = this.#request(
-      restRoute(operation, request, this.#url),
-      options,
-      JSON_ACCEPT,
-    );
-    const response = await this.#send({ operation, request: httpRequest });
-    const text = await readBodyText(response, httpRequest, this.#maxResponseBytes);
-    if (!response.ok) throw this.#failure(response, text, httpRequest);
-    const where = describeRequest(httpRequest);
+  async unary<N extends UnaryOperationName>(call: UnaryCall<N>): Promise<UnaryCallResult<N>> {
+    const { operation } = call;
+    const request = this.#request(call, restRoute(operation, call.message, call.url), JSON_ACCEPT);
+    const response = await this.#send(request);
+    const text = await readBodyText(response, request, this.#maxResponseBytes);
+    if (!response.ok) throw this.#failure(response, text, request);
+    const where = describeRequest(request);
+    const headers = response.headers;
     if (
       text === '' &&
       (response.status === 204 || operation === 'DeleteTaskPushNotificationConfig')
     ) {
-      return parseOperationResult(operation, undefined, where);
+      return { stream: false, message: parseOperationResult(operation, undefined, where), headers };
     }
     const mediaType = mediaTypeOf(response);
     if (mediaType !== '' && !isJsonMediaType(mediaType)) {
@@ -99,54 +92,48 @@ class RestClientTransport implements ClientTransport {
         `${where} answered ${mediaType}, not ${A2A_JSON_MEDIA_TYPE}: ${excerpt(text)}`,
       );
     }
-    return parseOperationResult(operation, parseJsonBody(text, httpRequest), where);
+    const message = parseOperationResult(operation, parseJsonBody(text, request), where);
+    return { stream: false, message, headers };
   }
 
-  async stream<N extends StreamingOperationName>(
-    operation: N,
-    request: OperationRequest<N>,
-    options: TransportCallOptions,
-  ): Promise<AsyncIterable<StreamItem>> {
-    const post = operation === 'SubscribeToTask' && this.#subscribeWithPost;
-    let response = await this.#open(operation, request, options, post ? 'POST' : undefined);
-    if (operation === 'SubscribeToTask' && !post && response.response.status === 405) {
+  async stream<N extends StreamingOperationName>(call: StreamCall<N>): Promise<StreamCallResult> {
+    const subscribe = call.operation === 'SubscribeToTask';
+    const post = subscribe && this.#subscribeWithPost;
+    let opened = await this.#open(call, post ? 'POST' : undefined);
+    if (subscribe && !post && opened.response.status === 405) {
       // The proto says GET, the prose POST: try the other one (see the module documentation).
-      await readBodyText(response.response, response.request, this.#maxResponseBytes);
-      response = await this.#open(operation, request, options, 'POST');
-      if (response.response.status !== 405) this.#subscribeWithPost = true;
+      await readBodyText(opened.response, opened.request, this.#maxResponseBytes);
+      opened = await this.#open(call, 'POST');
+      if (opened.response.status !== 405) this.#subscribeWithPost = true;
     }
-    const { response: httpResponse, request: httpRequest } = response;
-    if (httpResponse.ok && mediaTypeOf(httpResponse) === 'text/event-stream') {
-      return this.#events(httpResponse, httpRequest);
+    const { response, request } = opened;
+    if (response.ok && mediaTypeOf(response) === 'text/event-stream') {
+      return { stream: true, message: this.#events(response, request), headers: response.headers };
     }
-    const text = await readBodyText(httpResponse, httpRequest, this.#maxResponseBytes);
-    if (!httpResponse.ok) throw this.#failure(httpResponse, text, httpRequest);
+    const text = await readBodyText(response, request, this.#maxResponseBytes);
+    if (!response.ok) throw this.#failure(response, text, request);
     throw new ProtocolViolationError(
-      `${operation} must answer with text/event-stream; ${describeRequest(httpRequest)} answered ` +
-        `${mediaTypeOf(httpResponse) || 'no content type'}: ${excerpt(text)}`,
+      `${call.operation} must answer with text/event-stream; ${describeRequest(request)} answered ` +
+        `${mediaTypeOf(response) || 'no content type'}: ${excerpt(text)}`,
     );
   }
 
   async #open(
-    operation: OperationName,
-    request: object,
-    options: TransportCallOptions,
+    call: StreamCall,
     method: RestRoute['method'] | undefined,
   ): Promise<{ response: Response; request: Request }> {
-    const route = restRoute(operation, request, this.#url, method);
-    const httpRequest = this.#request(route, options, STREAM_ACCEPT);
-    return {
-      response: await this.#send({ operation, request: httpRequest }),
-      request: httpRequest,
-    };
+    const route = restRoute(call.operation, call.message, call.url, method);
+    const request = this.#request(call, route, STREAM_ACCEPT);
+    return { response: await this.#send(request), request };
   }
 
-  #request(route: RestRoute, options: TransportCallOptions, accept: string): Request {
-    const headers = new Headers(options.headers);
+  #request(call: UnaryCall | StreamCall, route: RestRoute, accept: string): Request {
+    const headers = new Headers(call.headers);
     headers.set('accept', accept);
     if (route.body !== undefined) headers.set('content-type', A2A_JSON_MEDIA_TYPE);
-    if (options.lastEventId !== undefined) headers.set('last-event-id', options.lastEventId);
-    const init: RequestInit = { method: route.method, headers, signal: options.signal };
+    const lastEventId = call.stream ? call.lastEventId : undefined;
+    if (lastEventId !== undefined) headers.set('last-event-id', lastEventId);
+    const init: RequestInit = { method: route.method, headers, signal: call.signal };
     if (route.body !== undefined) init.body = route.body;
     return new Request(route.url, init);
   }

@@ -16,8 +16,7 @@ import type { HeaderReader } from '../../protocol/http-exchange.js';
 
 export type { HeaderReader };
 
-/** The header that lists requested (and, in responses, activated) extension URIs. */
-export const EXTENSIONS_HEADER = 'A2A-Extensions';
+export { EXTENSIONS_HEADER } from '../../protocol/service-parameters.js';
 
 /** The versions this server answers; anything else is `VersionNotSupportedError` (spec 3.6.2). */
 export const SUPPORTED_VERSIONS: readonly string[] = [CURRENT_PROTOCOL_VERSION];

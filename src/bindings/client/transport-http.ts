@@ -13,9 +13,18 @@ import { ConnectionError, HttpStatusError, ProtocolViolationError } from './tran
 /** The longest body excerpt kept in error messages. */
 const BODY_EXCERPT = 500;
 
-/** `POST http://host/path`, for messages. */
+/**
+ * A URL for messages, without its query: the query may carry a secret (an API key placed there
+ * by the card's security scheme), and secrets never appear in errors.
+ */
+export function describeUrl(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/** `POST http://host/path`, for messages (without the query, see {@link describeUrl}). */
 export function describeRequest(request: Request): string {
-  return `${request.method} ${request.url}`;
+  return `${request.method} ${describeUrl(request.url)}`;
 }
 
 /** The media type of a response, lower case, without parameters; `''` when absent. */
@@ -168,7 +177,7 @@ export async function* readSseEvents(
         if (!(error instanceof SseEventTooLargeError)) throw error;
         yield* error.events;
         throw new ProtocolViolationError(
-          `The agent at ${request.url} sent an event stream with a line or an event of more than ${error.maxEventLength} characters; the stream was closed`,
+          `The agent at ${describeUrl(request.url)} sent an event stream with a line or an event of more than ${error.maxEventLength} characters; the stream was closed`,
           [],
           { cause: error },
         );
