@@ -29,6 +29,7 @@ import type {
   HttpRefusal,
   ServerBinding,
 } from '../bindings/server/server-binding.js';
+import { jsonMediaTypeFor } from '../bindings/server/http-media.js';
 import type { HttpRequest, HttpResponse } from '../protocol/http-exchange.js';
 import type { AgentInterface } from '../protocol/generated/types.js';
 import { AgentCardCache, notModified } from './agent-card-route.js';
@@ -82,8 +83,9 @@ interface Routed {
   readonly report?: CallReport | undefined;
 }
 
+/** A `google.rpc.Status` body, the error form of the server's own routes (and HTTP+JSON's). */
 function statusBody(code: number, status: string, message: string): string {
-  return JSON.stringify({ error: { code, status, message } });
+  return JSON.stringify({ error: { code, status, message, details: [] } });
 }
 
 /** The interfaces of an agent under a base URL, the preferred binding first. */
@@ -170,7 +172,9 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
   }
 
   function json(status: number, body: string | undefined, request: HttpRequest): HttpResponse {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    const headers: Record<string, string> = {
+      'content-type': status >= 400 ? jsonMediaTypeFor(request.get('accept')) : 'application/json',
+    };
     return { status, headers, body: request.method === 'HEAD' ? undefined : body };
   }
 
@@ -200,13 +204,14 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
     if (found.target.kind === 'binding') {
       const refusal: HttpRefusal = {
         status: 405,
-        code: 'METHOD_NOT_ALLOWED',
+        // google.rpc.Code has no name for it; transcoding gateways answer UNIMPLEMENTED.
+        code: 'UNIMPLEMENTED',
         message,
         headers: { allow },
       };
       return found.target.binding.refuse(refusal, request);
     }
-    const response = json(405, statusBody(405, 'METHOD_NOT_ALLOWED', message), request);
+    const response = json(405, statusBody(405, 'UNIMPLEMENTED', message), request);
     response.headers.allow = allow;
     return response;
   }
@@ -316,9 +321,13 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
         );
         routed = { response: json(500, statusBody(500, 'INTERNAL', 'Internal error'), request) };
       }
-      cors.apply(routed.response.headers, request);
-      if (!logging) return routed.response;
-      return requestLog.finish(request, routed.response, routed.report, start);
+      let response = routed.response;
+      cors.apply(response.headers, request);
+      if (request.method === 'HEAD' && response.body !== undefined) {
+        response = { ...response, body: undefined };
+      }
+      if (!logging) return response;
+      return requestLog.finish(request, response, routed.report, start);
     },
     async shutdownAgents(shutdownOptions = {}) {
       const results = await Promise.allSettled(

@@ -98,7 +98,7 @@ describe('bindings', () => {
     const wrong = await fetch(`${url}/agents/who/ping`);
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('POST, OPTIONS');
-    expect(await wrong.json()).toMatchObject({ refused: 'METHOD_NOT_ALLOWED' });
+    expect(await wrong.json()).toMatchObject({ refused: 'UNIMPLEMENTED' });
   });
 
   it('lists interfaces served elsewhere, a declared tenant, and the preferred binding first', async () => {

@@ -2,7 +2,9 @@
  * The routes of the HTTP+JSON binding, read from the proto's `google.api.http` mapping
  * (`operations[op].http`) rather than restated: each operation at its path, and again under the
  * `/{tenant}` prefix of the proto's additional binding. `SubscribeToTask` is routed on both GET (the
- * proto) and POST (the prose of spec 5.3 and 11.3.2), since clients in the wild use both.
+ * proto) and POST (the prose of spec 5.3 and 11.3.2), since clients in the wild use both; every
+ * POST reads its body (for that POST, the request message minus its path variable). The GET
+ * routes that answer once are also routed for HEAD (RFC 9110 9.3.2).
  */
 
 import type { RouteMethod } from '../server/server-binding.js';
@@ -14,7 +16,7 @@ export interface RestRouteTemplate {
   readonly method: RouteMethod;
   /** The template below the interface URL, e.g. `/{tenant}/tasks/{id=*}:cancel`. */
   readonly path: string;
-  /** The proto's `body` rule: `*` (the whole request is the body) or none (query parameters). */
+  /** The request is the JSON body (POST), else query parameters (GET, HEAD, DELETE). */
   readonly body: boolean;
 }
 
@@ -22,9 +24,13 @@ export interface RestRouteTemplate {
 export const REST_ROUTES: readonly RestRouteTemplate[] = OPERATION_NAMES.flatMap((operation) => {
   const { http } = operations[operation];
   const methods: RouteMethod[] =
-    operation === 'SubscribeToTask' ? [http.method, 'POST'] : [http.method];
+    operation === 'SubscribeToTask'
+      ? [http.method, 'POST']
+      : http.method === 'GET'
+        ? ['GET', 'HEAD']
+        : [http.method];
   return methods.flatMap((method) => {
-    const body = 'body' in http && method !== 'GET' && method !== 'DELETE';
+    const body = method === 'POST' || method === 'PUT' || method === 'PATCH';
     return [
       { operation, method, path: http.path, body },
       { operation, method, path: `/{tenant}${http.path}`, body },

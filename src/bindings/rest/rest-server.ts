@@ -37,7 +37,13 @@ import { HTTP_JSON_BINDING } from '../../protocol/protocol-bindings.js';
 import { encodeSseEvent } from '../../protocol/sse-encoder.js';
 import { CURRENT_PROTOCOL_VERSION } from '../../protocol/version.js';
 import { taskIdOf, type CallReport } from '../server/call-report.js';
-import { formatBytes, mediaTypeOf, sseHeaders } from '../server/http-media.js';
+import {
+  A2A_JSON_MEDIA_TYPE,
+  formatBytes,
+  jsonMediaTypeFor,
+  mediaTypeOf,
+  sseHeaders,
+} from '../server/http-media.js';
 import { parseLastEventId } from '../server/last-event-id.js';
 import type {
   BindingContext,
@@ -64,8 +70,7 @@ import { SseEventStream, type SseFraming } from '../server/sse-event-stream.js';
 import { decodeQueryParameters } from './rest-query.js';
 import { REST_ROUTES, pathVariablesOf, type RestRouteTemplate } from './rest-routes.js';
 
-/** The media type of A2A JSON bodies (spec 14.1). */
-export const A2A_JSON_MEDIA_TYPE = 'application/a2a+json';
+export { A2A_JSON_MEDIA_TYPE };
 
 const REQUEST_MEDIA_TYPES = new Set([A2A_JSON_MEDIA_TYPE, 'application/json']);
 
@@ -81,13 +86,8 @@ export function restBinding(options: RestBindingOptions = {}): ServerBindingFact
   return (context) => new RestHttpBinding(path, context);
 }
 
-/** `application/a2a+json` if the client asks for it, else `application/json`. */
 function responseMediaType(request: HttpRequest): string {
-  const accept = request.get('accept');
-  if (accept === null || accept === undefined) return 'application/json';
-  return accept.split(',').some((entry) => mediaTypeOf(entry) === A2A_JSON_MEDIA_TYPE)
-    ? A2A_JSON_MEDIA_TYPE
-    : 'application/json';
+  return jsonMediaTypeFor(request.get('accept'));
 }
 
 class RestFraming implements SseFraming {
@@ -136,7 +136,7 @@ class RestHttpBinding implements ServerBinding {
 
   refuse(refusal: HttpRefusal, request: HttpRequest): HttpResponse {
     const body = JSON.stringify({
-      error: { code: refusal.status, status: refusal.code, message: refusal.message },
+      error: { code: refusal.status, status: refusal.code, message: refusal.message, details: [] },
     });
     return {
       status: refusal.status,

@@ -22,3 +22,14 @@ export function formatBytes(bytes: number): string {
   if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes} bytes`;
 }
+
+/** The media type of A2A JSON bodies (spec 14.1). */
+export const A2A_JSON_MEDIA_TYPE = 'application/a2a+json';
+
+/** `application/a2a+json` if the request's `Accept` names it, else `application/json`. */
+export function jsonMediaTypeFor(accept: string | null | undefined): string {
+  if (accept === null || accept === undefined) return 'application/json';
+  return accept.split(',').some((entry) => mediaTypeOf(entry) === A2A_JSON_MEDIA_TYPE)
+    ? A2A_JSON_MEDIA_TYPE
+    : 'application/json';
+}

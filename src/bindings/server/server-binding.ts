@@ -19,7 +19,7 @@ import type { A2ARequestHandler } from '../../runtime/request-handler.js';
 import type { CallReport } from './call-report.js';
 
 /** An HTTP method a route answers. */
-export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type RouteMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** A request routed to a binding. */
 export interface BindingRequest {

@@ -58,9 +58,7 @@ describe('response media type', () => {
     expect(wrongMethod.headers.get('content-type')).toBe(expected);
   });
 
-  // BUG (minor): the 404 of a path no route has comes from the HTTP core (http-core.ts
-  // `notFound` → `json()`), which always answers application/json, whatever Accept says.
-  it.fails('answers an unknown path in application/a2a+json when Accept names it', async () => {
+  it('answers an unknown path in application/a2a+json when Accept names it', async () => {
     const response = await get(`${server.base}/nothing`, { accept: 'application/a2a+json' });
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toBe('application/a2a+json');
