@@ -102,7 +102,7 @@ function interfacesOf(
       protocolVersion: binding.protocolVersion,
       ...tenant,
     }));
-    for (const external of mount.interfaces) list.push({ ...external });
+    for (const external of mount.interfaces(baseUrl)) list.push({ ...external });
     if (preferred === undefined) return list;
     const first = list.filter((entry) => entry.protocolBinding === preferred);
     return [...first, ...list.filter((entry) => entry.protocolBinding !== preferred)];

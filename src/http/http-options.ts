@@ -36,9 +36,11 @@ export interface A2AAgentMount {
   /**
    * Interfaces this agent is served on outside this handler — e.g. gRPC on a port of its own —
    * listed in its card after those of its bindings (unless {@link A2AHandlerOptions.preferredBinding}
-   * puts one first).
+   * puts one first). A function receives the base URL the card is served under (from `publicUrl`
+   * or the request), so that such an interface can name the host clients reach.
    */
-  readonly interfaces?: readonly AgentInterface[] | undefined;
+  readonly interfaces?:
+    readonly AgentInterface[] | ((baseUrl: string) => readonly AgentInterface[]) | undefined;
   /**
    * A tenant to declare on this agent's interfaces (`AgentInterface.tenant`), which clients then
    * send with every request (spec 4.4.6). Tasks are scoped by the tenant each request names.
@@ -112,7 +114,7 @@ export interface ResolvedAgentMount {
   readonly path: string;
   readonly handler: A2ARequestHandler;
   readonly bindings: readonly ServerBindingFactory[];
-  readonly interfaces: readonly AgentInterface[];
+  readonly interfaces: (baseUrl: string) => readonly AgentInterface[];
   readonly tenant: string | undefined;
 }
 /** 4 MiB: far above any real A2A message, small enough that a flood cannot exhaust memory. */
@@ -154,6 +156,14 @@ function resolvePublicUrl(value: string | undefined): string | undefined {
   return url.origin + url.pathname.replace(/\/+$/, '');
 }
 
+function interfacesOption(
+  option: A2AAgentMount['interfaces'],
+): (baseUrl: string) => readonly AgentInterface[] {
+  if (typeof option === 'function') return option;
+  const fixed = option ?? [];
+  return () => fixed;
+}
+
 /**
  * Applies defaults and checks every option.
  *
@@ -178,7 +188,7 @@ export function resolveHttpOptions(options: A2AHandlerOptions): ResolvedHttpOpti
     }
     const bindings = agent.bindings ??
       options.bindings ?? [jsonRpcBinding({ path: rpcPath }), restBinding()];
-    if (bindings.length === 0 && (agent.interfaces ?? []).length === 0) {
+    if (bindings.length === 0 && agent.interfaces === undefined) {
       throw new ConfigurationError(
         `agents[${index}] has no bindings and no interfaces: mount at least one, e.g. jsonRpcBinding()`,
       );
@@ -190,7 +200,7 @@ export function resolveHttpOptions(options: A2AHandlerOptions): ResolvedHttpOpti
       path: normalizePath(`agents[${index}].path`, agent.path),
       handler: agent.handler,
       bindings,
-      interfaces: agent.interfaces ?? [],
+      interfaces: interfacesOption(agent.interfaces),
       tenant: agent.tenant,
     };
   });
