@@ -27,6 +27,7 @@ export { silentLogger } from './runtime/logger.js';
 export type { Logger } from './runtime/logger.js';
 
 export { MemoryTaskStore } from './stores/memory-task-store.js';
+export { InvalidTaskWriteError, StorageError, TaskExistsError } from './protocol/local-errors.js';
 export {
   describeTaskStoreSpec,
   openTaskStore,
@@ -41,15 +42,19 @@ export type {
   AppendResult,
   CreateTaskRequest,
   StoredTask,
+  TaskChangeFeed,
+  TaskChangeListener,
+  TaskLeases,
   TaskListCursor,
   TaskListPage,
-  TaskChangeListener,
   TaskListQuery,
   TaskLogEntry,
   OrphanedTask,
   TaskMutation,
+  TaskRetention,
   TaskScope,
   TaskStore,
+  TaskStoreTopology,
   TaskViewOptions,
 } from './stores/task-store.js';
 

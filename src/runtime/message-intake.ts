@@ -153,7 +153,7 @@ async function resume(
     state: stored.state,
   });
   if (!(await run.resume(message))) {
-    if (!exclusive) await store.releaseLease(taskId, holder);
+    if (!exclusive) await store.leases.release(taskId, holder);
     stored = await readTask(store, scope, taskId, 0);
     if (isTerminalState(stored.state)) {
       throw new UnsupportedOperationError(
@@ -179,7 +179,7 @@ async function leaseWithin(runtime: TaskRuntime, taskId: string, waitMs: number)
   const { store, holder, leaseMs } = runtime;
   const deadline = Date.now() + waitMs;
   for (;;) {
-    if (await store.acquireLease(taskId, holder, leaseMs)) return true;
+    if (await store.leases.acquire(taskId, holder, leaseMs)) return true;
     if (Date.now() + LEASE_RETRY_MS > deadline) return false;
     await sleep(LEASE_RETRY_MS);
   }

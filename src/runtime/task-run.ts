@@ -38,7 +38,7 @@ import {
   projectionOf,
   viewOfTask,
   type MutableTaskProjection,
-} from '../stores/task-projection.js';
+} from '../protocol/task-projection.js';
 import type { Logger } from './logger.js';
 import { streamEvent } from './stream-event.js';
 import { resumeChange, statusChange, targetStateOf, type TaskChange } from './task-changes.js';
@@ -199,7 +199,7 @@ export class TaskRun {
    * task yet to create, on a store where this run is its only writer; otherwise a no-op.
    */
   keepProjection(): void {
-    this.#keepsProjection = this.#seq === 0 && this.#deps.store.appliesWritesInOrder === true;
+    this.#keepsProjection = this.#seq === 0 && this.#deps.store.topology === 'exclusive';
   }
 
   /** The task as stored, cut to `view`, if kept; `undefined` otherwise. */
@@ -230,7 +230,7 @@ export class TaskRun {
     let settleWrite!: (outcome: Promise<WriteOutcome>) => void;
     const written = new Promise<WriteOutcome>((resolve) => (settleWrite = resolve));
     // The creation is sent ahead only when it is the run's first write, as it always is.
-    const ahead = this.#queue.pending === 0 && this.#deps.store.appliesWritesInOrder === true;
+    const ahead = this.#queue.pending === 0 && this.#deps.store.pipelinedAppends;
     const created = this.#queue.run(() => {
       const task = submittedTask(this.taskId, this.contextId, userMessage);
       let change: TaskChange | undefined;
@@ -310,7 +310,7 @@ export class TaskRun {
 
   #canWriteAhead(): boolean {
     return (
-      this.#deps.store.appliesWritesInOrder === true &&
+      this.#deps.store.pipelinedAppends &&
       !this.#stopped &&
       this.#queue.pending === this.#ahead.count &&
       !this.#ahead.failing

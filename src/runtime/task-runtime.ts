@@ -86,13 +86,13 @@ export class TaskRuntime {
 
   async #start(): Promise<void> {
     const { store } = this;
-    if (store.listenForChanges === undefined) {
+    if (this.exclusive || store.changeFeed === undefined) {
       // Alone with its store: whatever is still active was left by a dead predecessor, and
       // nothing can be orphaned while this process lives (it holds no leases to lose).
       await this.#failOrphans(true, RESTARTED);
       return;
     }
-    this.#stopListening = await store.listenForChanges({
+    this.#stopListening = await store.changeFeed.listen({
       onChange: (taskId, seq) => this.#onChange(taskId, seq),
       onResync: () => this.#onResync(),
     });
@@ -106,7 +106,7 @@ export class TaskRuntime {
     };
     every(
       Math.max(1, Math.floor(this.leaseMs / 3)),
-      () => store.renewLeases(this.holder, this.leaseMs),
+      () => store.leases.renew(this.holder, this.leaseMs),
       'lease renewal',
     );
     every(this.#sweepMs, () => this.#failOrphans(false, REPLICA_LOST), 'orphan sweep');
@@ -117,7 +117,7 @@ export class TaskRuntime {
    * live lease on its tasks.
    */
   get exclusive(): boolean {
-    return this.store.listenForChanges === undefined;
+    return this.store.topology === 'exclusive';
   }
 
   /** Registers a task executing in this process (for pokes from other replicas). */
@@ -128,7 +128,7 @@ export class TaskRuntime {
   /** Unregisters a task whose execution has ended here, and gives up its lease. */
   async releaseRun(run: TaskRun): Promise<void> {
     if (this.#runs.get(run.taskId) === run) this.#runs.delete(run.taskId);
-    if (!this.exclusive) await this.store.releaseLease(run.taskId, this.holder);
+    if (!this.exclusive) await this.store.leases.release(run.taskId, this.holder);
   }
 
   #onChange(taskId: string, seq: number): void {
@@ -157,7 +157,7 @@ export class TaskRuntime {
 
   async #failOrphans(ignoreLeases: boolean, reason: string): Promise<void> {
     for (;;) {
-      const orphans = await this.store.findOrphanedTasks(100, { ignoreLeases });
+      const orphans = await this.store.leases.findOrphans(100, { ignoreLeases });
       let failed = 0;
       for (const orphan of orphans) {
         if (this.#runs.has(orphan.taskId)) continue;
