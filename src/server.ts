@@ -11,13 +11,15 @@ export type {
   AgentContext,
   AgentDefinition,
   AgentExecute,
+  ArtifactStream,
+  ArtifactStreamOptions,
   ArtifactUpdateOptions,
   Caller,
 } from './runtime/agent.js';
-export { createRequestHandler } from './runtime/create-request-handler.js';
+export { createRequestHandler } from './create-request-handler.js';
 export type { RequestHandlerOptions } from './runtime/create-request-handler.js';
-export { TaskRuntime, createTaskRuntime } from './runtime/task-runtime.js';
-export type { TaskRuntimeOptions } from './runtime/task-runtime.js';
+export { createTaskRuntime } from './runtime/task-runtime.js';
+export type { TaskRuntime, TaskRuntimeOptions } from './runtime/task-runtime.js';
 export type { A2ARequestHandler, EventStream } from './runtime/request-handler.js';
 export { ANONYMOUS, createCallContext } from './runtime/call-context.js';
 export type { CallContext, Principal } from './runtime/call-context.js';
