@@ -28,6 +28,8 @@ export type { StreamEvent } from './runtime/stream-event.js';
 export { silentLogger } from './runtime/logger.js';
 export type { Logger } from './runtime/logger.js';
 
+// The SQLite and PostgreSQL stores have entry points of their own (`tandem/stores/sqlite`,
+// `tandem/stores/postgres`), so that this one never loads a database driver.
 export { MemoryTaskStore } from './stores/memory-task-store.js';
 export { InvalidTaskWriteError, StorageError, TaskExistsError } from './protocol/local-errors.js';
 export {
