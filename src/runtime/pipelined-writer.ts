@@ -47,7 +47,7 @@ export class PipelinedWriter implements TaskWriter {
   }
 
   acceptedState(): TaskState {
-    return this.#ahead.latestState(this.#run.storedState);
+    return this.#ahead.acceptedState(this.#run.storedState);
   }
 
   write(build: ChangeBuilder): Promise<WriteOutcome> {
@@ -62,7 +62,7 @@ export class PipelinedWriter implements TaskWriter {
     const expectedSeq = ahead.baseSeq(run.seq);
     let change: TaskChange;
     try {
-      change = run.checkChange(build, ahead.latestState(run.storedState));
+      change = run.checkChange(build, ahead.acceptedState(run.storedState));
     } catch (error) {
       return Promise.reject(asError(error));
     }

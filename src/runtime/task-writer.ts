@@ -1,5 +1,5 @@
 /**
- * The seam between a {@link TaskRun} and the way its writes reach the store. The run owns the
+ * The seam between a `TaskRun` and the way its writes reach the store. The run owns the
  * task's state machine, its order of writes (one queue), settling and cancellation; a writer,
  * chosen once per run from what the store declares, decides how an agent's changes are sent:
  * one after another, each waiting for the one before (`SerialWriter`), or ahead of their commit

@@ -37,7 +37,7 @@ export class WriteAhead {
   }
 
   /** The state once every write sent is stored (the next write's base), given the stored state. */
-  latestState(stored: TaskState): TaskState {
+  acceptedState(stored: TaskState): TaskState {
     return this.count === 0 ? stored : this.#state;
   }
 
