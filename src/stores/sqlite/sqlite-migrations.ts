@@ -45,7 +45,7 @@
  */
 
 import type Database from 'better-sqlite3';
-import { ConfigurationError } from '../../protocol/local-errors.js';
+import { asError, ConfigurationError } from '../../protocol/local-errors.js';
 import { pendingMigrations, type SchemaMigration } from '../sql/schema-migrations.js';
 
 /**
@@ -255,7 +255,7 @@ export function migrateSqliteSchema(db: Database.Database, path: string): number
         db.exec(migration.sql);
       } catch (error) {
         throw new ConfigurationError(
-          `${path} cannot be migrated to schema version ${migration.version} (${migration.description}): ${error instanceof Error ? error.message : String(error)}`,
+          `${path} cannot be migrated to schema version ${migration.version} (${migration.description}): ${asError(error).message}`,
           { cause: error },
         );
       }
