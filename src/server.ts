@@ -11,13 +11,15 @@ export type {
   AgentContext,
   AgentDefinition,
   AgentExecute,
+  ArtifactStream,
+  ArtifactStreamOptions,
   ArtifactUpdateOptions,
   Caller,
 } from './runtime/agent.js';
-export { createRequestHandler } from './runtime/create-request-handler.js';
+export { createRequestHandler } from './create-request-handler.js';
 export type { RequestHandlerOptions } from './runtime/create-request-handler.js';
-export { TaskRuntime, createTaskRuntime } from './runtime/task-runtime.js';
-export type { TaskRuntimeOptions } from './runtime/task-runtime.js';
+export { createTaskRuntime } from './runtime/task-runtime.js';
+export type { TaskRuntime, TaskRuntimeOptions } from './runtime/task-runtime.js';
 export type { A2ARequestHandler, EventStream } from './runtime/request-handler.js';
 export { ANONYMOUS, createCallContext } from './runtime/call-context.js';
 export type { CallContext, Principal } from './runtime/call-context.js';
@@ -26,7 +28,10 @@ export type { StreamEvent } from './runtime/stream-event.js';
 export { silentLogger } from './runtime/logger.js';
 export type { Logger } from './runtime/logger.js';
 
+// The SQLite and PostgreSQL stores have entry points of their own (`tandem/stores/sqlite`,
+// `tandem/stores/postgres`), so that this one never loads a database driver.
 export { MemoryTaskStore } from './stores/memory-task-store.js';
+export { InvalidTaskWriteError, StorageError, TaskExistsError } from './protocol/local-errors.js';
 export {
   describeTaskStoreSpec,
   openTaskStore,
@@ -41,15 +46,19 @@ export type {
   AppendResult,
   CreateTaskRequest,
   StoredTask,
+  TaskChangeFeed,
+  TaskChangeListener,
+  TaskLeases,
   TaskListCursor,
   TaskListPage,
-  TaskChangeListener,
   TaskListQuery,
   TaskLogEntry,
   OrphanedTask,
   TaskMutation,
+  TaskRetention,
   TaskScope,
   TaskStore,
+  TaskStoreTopology,
   TaskViewOptions,
 } from './stores/task-store.js';
 

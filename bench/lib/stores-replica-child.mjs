@@ -16,7 +16,7 @@ process.once('message', (start) => {
     const { connectionString, schema } = start.postgres;
     const tandem = await loadTandem('postgres');
     const store = await tandem.PostgresTaskStore.open({ connectionString, schema });
-    const stop = await store.listenForChanges({
+    const stop = await store.changeFeed.listen({
       onChange(taskId, seq) {
         store.readEvents(taskId, seq - 1, 1).then(
           (events) => {

@@ -1,6 +1,6 @@
 /**
  * Cross-replica event latency on PostgreSQL: replica A appends an artifact chunk, replica B hears
- * of it through `listenForChanges` and reads the event with `readEvents` — what a stream open on
+ * of it through `changeFeed.listen` and reads the event with `readEvents` — what a stream open on
  * B does when the task runs on A. Timed from just before A's append call to B holding the event,
  * on the system-wide monotonic clock (`process.hrtime`), so that the same measure works when B is
  * another process. One append at a time: each sample is the latency of an idle pipeline.
@@ -84,7 +84,7 @@ export async function measureCrossReplica(tandem, writer, config) {
   const waiters = createWaiters();
   let resyncs = 0;
   try {
-    const stop = await replica.listenForChanges({
+    const stop = await replica.changeFeed.listen({
       onChange(taskId, seq) {
         if (!waiters.wants(taskId, seq)) return;
         replica.readEvents(taskId, seq - 1, 1).then(

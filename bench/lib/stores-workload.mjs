@@ -101,7 +101,7 @@ export function createWriter(tandem, store, holder = crypto.randomUUID()) {
 
     /**
      * The echo agent's task for `echo <text>`: the user message, one artifact with one text
-     * part, COMPLETED; then the lease is released (`TaskRuntime.releaseRun`).
+     * part, COMPLETED; then the lease is released (`TaskRuntime.end`).
      */
     async echoTask(contextId, text = 'hi') {
       const taskId = await create(contextId, `echo ${text}`);
@@ -113,7 +113,7 @@ export function createWriter(tandem, store, holder = crypto.randomUUID()) {
         artifactChange(taskId, contextId, 'TASK_STATE_SUBMITTED', artifact, false, false),
       );
       await apply(taskId, seq, statusChange(taskId, contextId, 'TASK_STATE_COMPLETED', undefined));
-      await store.releaseLease(taskId, holder);
+      await store.leases.release(taskId, holder);
       return taskId;
     },
 
@@ -175,7 +175,7 @@ export function createWriter(tandem, store, holder = crypto.randomUUID()) {
             seq,
             statusChange(taskId, contextId, 'TASK_STATE_COMPLETED', undefined),
           );
-          await store.releaseLease(taskId, holder);
+          await store.leases.release(taskId, holder);
         },
       };
     },

@@ -39,7 +39,7 @@ function artifactThenComplete(content: () => Part): Behaviour {
  * `TCK_STREAMING_TIMEOUT` in seconds, read at each execution so that a suite can set it for the
  * server process; 2.0 when unset or not a non-negative number.
  */
-function streamingTimeoutSeconds(): number {
+export function streamingTimeoutSeconds(): number {
   const raw = process.env.TCK_STREAMING_TIMEOUT?.trim();
   const value = raw === undefined || raw === '' ? Number.NaN : Number(raw);
   return Number.isFinite(value) && value >= 0 ? value : 2.0;
@@ -88,8 +88,9 @@ const BEHAVIOURS: readonly (readonly [prefix: string, behaviour: Behaviour])[] =
     async (ctx) => {
       await ctx.working();
       // The table marks both chunks `append`, the first too (as the reference agent sends it).
-      const artifactId = await ctx.artifact(textPart('chunk-1 '), { append: true });
-      await ctx.append(artifactId, textPart('chunk-2'), { lastChunk: true });
+      const out = ctx.artifactStream({ append: true });
+      await out.append(textPart('chunk-1 '));
+      await out.end(textPart('chunk-2'));
       await ctx.complete();
     },
   ],

@@ -2,8 +2,8 @@
  * The benchmark agent (the contract in `bench-agent.md`): fixed, cheap work that any A2A server can
  * implement identically, so that servers can be measured side by side. Its contract is exact —
  * event order, chunk sizes, one event-loop turn per chunk — and its hot path allocates nothing per
- * chunk: the chunk's part and the three option objects are built once per stream (the runtime
- * copies what it stores, so reusing them is safe).
+ * chunk: the chunk's part is built once per stream (the runtime copies what it stores, so reusing
+ * it is safe), and the artifact stream marks the first and last chunks itself.
  *
  * Commands (the text of the message's first part):
  * - `echo <s>`: one artifact whose only part is the text `<s>`, then COMPLETED.
@@ -16,7 +16,7 @@
  */
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { newUuid, textPart } from '../index.js';
+import { textPart } from '../index.js';
 import { defineAgent, type AgentContext, type AgentDefinition } from '../server.js';
 
 /** Upper bounds of the arguments, so that one request cannot tie the server up indefinitely. */
@@ -105,19 +105,19 @@ async function streamChunks(ctx: AgentContext, plan: StreamPlan): Promise<void> 
   await ctx.working();
   const { chunks, delayMs } = plan;
   const part = textPart('x'.repeat(plan.bytes));
-  const artifactId = newUuid();
-  const first = { artifactId, lastChunk: chunks === 1 };
-  const middle = { artifactId, append: true };
-  const last = { artifactId, append: true, lastChunk: true };
+  const out = ctx.artifactStream();
   const waits = new ChunkWaits(ctx.signal);
   try {
+    // The stream writes a chunk when it is given the next one, or at its end: chunk i is handed
+    // over before its wait and written right after it, each chunk in a turn of its own.
     for (let i = 0; i < chunks; i++) {
+      await out.append(part);
       if (await waits.next(delayMs)) return;
-      await ctx.artifact(part, i === 0 ? first : i === chunks - 1 ? last : middle);
     }
   } finally {
     waits.dispose();
   }
+  await out.end();
   return ctx.complete();
 }
 

@@ -213,17 +213,14 @@ export const translator: AgentDefinition = defineAgent({
       );
     }
     await ctx.working();
-    let artifactId: string | undefined;
-    for (const [index, sentence] of sentences.entries()) {
+    const out = ctx.artifactStream({ name: 'translation' });
+    for (const sentence of sentences) {
       if (ctx.signal.aborted) return;
-      const chunk = textPart(translateSentence(sentence.text) + '\n'.repeat(sentence.lineBreaks));
-      const lastChunk = index === sentences.length - 1;
-      if (artifactId === undefined) {
-        artifactId = await ctx.artifact(chunk, { name: 'translation', lastChunk });
-      } else {
-        await ctx.append(artifactId, chunk, { lastChunk });
-      }
+      await out.append(
+        textPart(translateSentence(sentence.text) + '\n'.repeat(sentence.lineBreaks)),
+      );
     }
+    await out.end();
     return ctx.complete();
   },
 });

@@ -19,10 +19,29 @@ export class ConfigurationError extends LocalError {}
 export class UsageError extends LocalError {}
 
 /**
- * Background work of a store failed (flushing a file, say): there is no caller to reject, so it
- * goes to the store's `onError`. The message names the file and what stopped.
+ * A task store failed or refused a write. From background work (flushing a file, say) there is no
+ * caller to reject, so it goes to the store's `onError`; the message names the file and what
+ * stopped. A write the store cannot hold (a bound of its schema) rejects with it and changes
+ * nothing.
  */
 export class StorageError extends LocalError {}
+
+/** A task was created with an id that the store already holds; nothing was written. */
+export class TaskExistsError extends StorageError {
+  constructor(
+    readonly taskId: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Task ${taskId} already exists`, options);
+  }
+}
+
+/**
+ * A write handed to a task store breaks the store contract — event sequence numbers that do not
+ * follow the log, a task created without its first event, a status without a valid timestamp.
+ * It is a bug of the writer; the store writes nothing of it.
+ */
+export class InvalidTaskWriteError extends StorageError {}
 
 /** A task status change that the A2A state machine forbids, e.g. leaving a terminal state. */
 export class InvalidTransitionError extends LocalError {

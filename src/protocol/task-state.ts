@@ -30,6 +30,18 @@ export const INTERRUPTED_STATES: readonly TaskState[] = [
   'TASK_STATE_AUTH_REQUIRED',
 ];
 
+/**
+ * The states in which an execution is working on the task: `SUBMITTED` (accepted, not started yet)
+ * and `WORKING`. A task in one of them has a live execution somewhere, and a store shared by
+ * several processes leases it to that process; one left in them by a dead process is orphaned.
+ */
+export const ACTIVE_STATES: readonly TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'];
+
+/** True for `SUBMITTED` and `WORKING` (see {@link ACTIVE_STATES}). */
+export function isActiveState(state: TaskState): boolean {
+  return state === 'TASK_STATE_SUBMITTED' || state === 'TASK_STATE_WORKING';
+}
+
 /** True for `COMPLETED`, `FAILED`, `CANCELED` and `REJECTED`. */
 export function isTerminalState(state: TaskState): boolean {
   switch (state) {

@@ -27,12 +27,50 @@ import type {
 } from '../protocol/generated/types.js';
 import type { Struct } from '../protocol/json.js';
 import type { MessageContent } from '../protocol/builders.js';
-import type { Principal } from './call-context.js';
+import type { CallContext } from './call-context.js';
 
-/** Who sent the message an execution works on. */
-export interface Caller {
-  readonly principal: Principal;
-  readonly tenant: string;
+/**
+ * Who sent the message an execution works on: the part of the binding's {@link CallContext} an
+ * agent sees — the `Principal` (the authenticated identity, which owns the task) and the
+ * tenant it addressed. Transport details (extensions negotiated, protocol version, resume
+ * position) stay with the call.
+ */
+export type Caller = Pick<CallContext, 'principal' | 'tenant'>;
+
+/** Options of {@link AgentContext.artifactStream}: the artifact the chunks make up. */
+export interface ArtifactStreamOptions {
+  /** A new UUID by default; give one to continue an artifact emitted earlier. */
+  artifactId?: string;
+  name?: string;
+  description?: string;
+  metadata?: Struct;
+  extensions?: string[];
+  /**
+   * The first chunk appends too, to an artifact the client already holds (one emitted by an
+   * earlier execution of the task, say). By default the first chunk creates the artifact.
+   */
+  append?: boolean;
+}
+
+/**
+ * An artifact written chunk by chunk, as a model produces it: see {@link
+ * AgentContext.artifactStream}. It holds back the latest chunk until the next one (or the end)
+ * comes, so that it can mark the last chunk `lastChunk` itself: the stream's end need not be
+ * known before its last chunk.
+ */
+export interface ArtifactStream {
+  readonly artifactId: string;
+  /**
+   * Adds a chunk. The first one creates the artifact with the stream's name, description,
+   * metadata and extensions; the others append their parts. Resolves when the chunk before it
+   * is written (as {@link AgentContext.artifact} resolves): `await` it to follow the store's pace.
+   */
+  append(content: MessageContent): Promise<void>;
+  /**
+   * Ends the stream, with a last chunk if given: the last chunk written is marked `lastChunk`.
+   * A stream ended before any chunk writes nothing. Appending after the end is a `UsageError`.
+   */
+  end(content?: MessageContent): Promise<void>;
 }
 
 /** Options of {@link AgentContext.artifact}. */
@@ -50,14 +88,22 @@ export interface ArtifactUpdateOptions {
 }
 
 /**
- * What an execution can see and do. Changes are stored in the order they are made, and reach the
- * task's readers only once stored. A status change resolves once stored; an artifact change may
- * resolve as soon as it is queued, while few changes wait for their commit (on stores that apply
- * writes in order: memory, SQLite), so that a stream's chunks share commits — `await` still slows
- * a producer down to the store. If storing a change fails, none after it is stored and the next
- * call rejects with that error. After the task is canceled (see {@link signal}), changes are
- * dropped silently; after the agent itself ended the task, a further change is a programming
- * error and rejects with an `InvalidTransitionError`.
+ * What an execution can see and do: a plain object made for each execution, nothing of the
+ * runtime behind it. Changes are stored in the order they are made, and reach the task's readers
+ * only once stored. A status change resolves once stored; an artifact change may resolve as soon
+ * as it is queued, while few changes wait for their commit (on stores whose appends are
+ * pipelined: memory, SQLite), so that a stream's chunks share commits — `await` still slows a
+ * producer down to the store. If storing a change fails, none after it is stored and the next
+ * call rejects with that error.
+ *
+ * Which calls are refused:
+ * - after the task is canceled (see {@link signal}), changes are dropped silently;
+ * - after `inputRequired()` or `authRequired()` the execution's turn is over: the client was
+ *   asked for something, and its next message starts a new execution that continues the task.
+ *   Any further change rejects with a `UsageError` (a forgotten `return` must not complete the
+ *   task); returning is all that is left to do, and does not complete the task;
+ * - after the agent itself ended the task, a further change rejects with an
+ *   `InvalidTransitionError`.
  */
 export interface AgentContext {
   /** The incoming message, validated, with `taskId` and `contextId` filled in. */
@@ -80,6 +126,8 @@ export interface AgentContext {
   /** The request's `configuration.acceptedOutputModes`, if any. */
   readonly acceptedOutputModes: readonly string[] | undefined;
   /** The request's `metadata`, if any. */
+  readonly metadata: Struct | undefined;
+  /** @deprecated The same as {@link metadata}. */
   readonly requestMetadata: Struct | undefined;
   /** Fires when the task is canceled or the server shuts down. */
   readonly signal: AbortSignal;
@@ -92,19 +140,35 @@ export interface AgentContext {
   /** Marks the task `WORKING`, optionally with a progress message for the client. */
   working(message?: MessageContent): Promise<void>;
   /**
-   * Emits an artifact (whole, or a chunk with `append` / `lastChunk`). Returns its id, to pass to
-   * {@link append} for the next chunks.
+   * Emits a whole artifact. Returns its id. (`append` and `lastChunk` make it one chunk of an
+   * artifact instead; {@link artifactStream} does that bookkeeping itself.)
    */
   artifact(content: MessageContent | Artifact, options?: ArtifactUpdateOptions): Promise<string>;
-  /** Appends parts to an artifact emitted earlier: `artifact(content, { artifactId, append: true })`. */
+  /**
+   * Starts an artifact written chunk by chunk:
+   * `const out = ctx.artifactStream({ name }); for await (const t of tokens) await out.append(t);
+   * await out.end();` — the first chunk creates the artifact, the others append, and the last is
+   * marked `lastChunk`.
+   */
+  artifactStream(options?: ArtifactStreamOptions): ArtifactStream;
+  /**
+   * Appends parts to the artifact `artifactId`, emitted earlier (perhaps by an earlier execution
+   * of the task): `artifact(content, { artifactId, append: true, lastChunk })`.
+   */
   append(
     artifactId: string,
     content: MessageContent,
     options?: { lastChunk?: boolean },
   ): Promise<void>;
-  /** Moves the task to `INPUT_REQUIRED`; the next message on the task resumes it. */
+  /**
+   * Moves the task to `INPUT_REQUIRED` and ends this execution's turn: the next message on the
+   * task resumes it in a new execution. Write `return ctx.inputRequired(...)`.
+   */
   inputRequired(message: MessageContent): Promise<void>;
-  /** Moves the task to `AUTH_REQUIRED`, explaining what authorization is needed (spec 7.6.1). */
+  /**
+   * Moves the task to `AUTH_REQUIRED`, explaining what authorization is needed (spec 7.6.1), and
+   * ends this execution's turn, as {@link inputRequired} does.
+   */
   authRequired(message: MessageContent): Promise<void>;
   /** Completes the task, optionally with a final status message. */
   complete(message?: MessageContent): Promise<void>;

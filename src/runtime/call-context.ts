@@ -2,6 +2,11 @@
  * Who is calling and how: the part of a request that is not its payload. Bindings build a
  * {@link CallContext} from their transport (HTTP headers, gRPC metadata) and hand it to the request
  * handler, which scopes every task to its principal and tenant (spec 13.1).
+ *
+ * Three names, one caller: the {@link Principal} is the authenticated identity; the
+ * {@link CallContext} is everything a binding knows of one call (principal, tenant, extensions,
+ * version, resume position, signal); an agent sees the part of it that concerns the task, the
+ * principal and the tenant, as `ctx.caller` (the `Caller` type of the agent API).
  */
 
 /** The authenticated caller. Until authentication lands, every caller is {@link ANONYMOUS}. */

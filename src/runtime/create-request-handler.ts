@@ -1,12 +1,8 @@
 /**
  * The task runtime behind every binding: {@link createRequestHandler} turns an agent definition
- * and a task store into an {@link A2ARequestHandler}.
- *
- * Messages to a running task: a task that is `SUBMITTED` or `WORKING` already has an execution,
- * and a second one must never start. Such a message is refused with `UnsupportedOperationError`
- * (-32004) telling the client to wait for `INPUT_REQUIRED`/`AUTH_REQUIRED` or to cancel. A
- * message to an interrupted task resumes it: exactly one concurrent message wins (a conditional
- * store write), the others are refused the same way.
+ * and the runtime of a task store into an {@link A2ARequestHandler}. Admitting messages is
+ * `message-intake.ts`'s business (a task never has two executions), running them the
+ * `TaskRuntime`'s; this module answers the operations.
  */
 
 import type {
@@ -28,9 +24,9 @@ import {
   TaskNotCancelableError,
   UnsupportedOperationError,
 } from '../protocol/errors.js';
+import { UsageError } from '../protocol/local-errors.js';
 import { isTerminalState } from '../protocol/task-state.js';
-import { MemoryTaskStore } from '../stores/memory-task-store.js';
-import type { StoredTask, TaskScope, TaskStore } from '../stores/task-store.js';
+import type { StoredTask, TaskStore } from '../stores/task-store.js';
 import type { AgentDefinition } from './agent.js';
 import {
   acceptedInputModes,
@@ -48,13 +44,18 @@ import { silentLogger, type Logger } from './logger.js';
 import type { A2ARequestHandler, EventStream } from './request-handler.js';
 import { streamEvent, type StreamEvent } from './stream-event.js';
 import type { TaskEventHub } from './task-event-hub.js';
-import { createTaskRuntime, type TaskRuntime } from './task-runtime.js';
+import {
+  createTaskRuntime,
+  engineOf,
+  type TaskRuntime,
+  type TaskRuntimeEngine,
+} from './task-runtime.js';
 import { TaskEventStream } from './task-event-stream.js';
 import { admitMessage } from './message-intake.js';
 import { readTask } from './read-task.js';
+import { TaskScopes } from './task-scopes.js';
 import { waitAtMost } from './wait-at-most.js';
 import type { TaskExecution } from './task-execution.js';
-import { TaskRun } from './task-run.js';
 import { withJsonText } from '../protocol/json-text.js';
 
 /** Options of {@link createRequestHandler}. */
@@ -62,10 +63,14 @@ export interface RequestHandlerOptions {
   readonly agent: AgentDefinition;
   /**
    * The runtime of the store this agent's tasks live in, shared by every agent served from that
-   * store. Defaults to a runtime over `store`, started at once.
+   * store (see `createTaskRuntime`). Defaults to a runtime over `store`, started at once and
+   * closed with the handler.
    */
   readonly runtime?: TaskRuntime;
-  /** Where tasks live, when no `runtime` is given. Defaults to a new {@link MemoryTaskStore}. */
+  /**
+   * Where tasks live, when no `runtime` is given. `tandem/server`'s `createRequestHandler`
+   * defaults it to a new `MemoryTaskStore`.
+   */
   readonly store?: TaskStore;
   /** The namespace of this agent's tasks in a shared store. Defaults to the card's name. */
   readonly agentName?: string;
@@ -82,35 +87,41 @@ export interface RequestHandlerOptions {
 /** How long executions may take to return once their task was canceled at shutdown. */
 const SHUTDOWN_GRACE_MS = 1_000;
 
-/** Creates the request handler of one agent. */
-export function createRequestHandler(options: RequestHandlerOptions): A2ARequestHandler {
-  return new RuntimeRequestHandler(options);
+/**
+ * Creates the request handler of one agent, over `options.runtime` or `options.store` — or the
+ * store `defaultStore` makes when neither is given (the entry point supplies the memory store,
+ * which the runtime does not depend on).
+ */
+export function createRequestHandler(
+  options: RequestHandlerOptions,
+  defaultStore?: () => TaskStore,
+): A2ARequestHandler {
+  return new RuntimeRequestHandler(options, defaultStore);
 }
 
 class RuntimeRequestHandler implements A2ARequestHandler {
   readonly card: RuntimeCard;
   readonly capabilities: AgentCapabilities;
   readonly #agent: AgentDefinition;
-  readonly #agentName: string;
-  readonly #runtime: TaskRuntime;
+  readonly #runtime: TaskRuntimeEngine;
   readonly #ownsRuntime: boolean;
+  readonly #scopes: TaskScopes;
   readonly #store: TaskStore;
   readonly #logger: Logger;
   readonly #hub: TaskEventHub;
   readonly #bufferSize: number;
   readonly #resumeWaitMs: number;
   readonly #inputModes: string[];
-  readonly #executions = new Map<string, TaskExecution>();
   readonly #streams = new Set<TaskEventStream>();
   readonly #shutdown = new AbortController();
 
-  constructor(options: RequestHandlerOptions) {
+  constructor(options: RequestHandlerOptions, defaultStore: (() => TaskStore) | undefined) {
     this.#agent = options.agent;
-    this.#agentName = options.agentName ?? options.agent.card.name;
-    this.#logger = options.logger ?? options.runtime?.logger ?? silentLogger;
-    this.#ownsRuntime = options.runtime === undefined;
-    this.#runtime =
-      options.runtime ?? ownRuntime(options.store ?? new MemoryTaskStore(), this.#logger);
+    this.#scopes = new TaskScopes(options.agentName ?? options.agent.card.name);
+    const shared = options.runtime === undefined ? undefined : engineOf(options.runtime);
+    this.#logger = options.logger ?? shared?.logger ?? silentLogger;
+    this.#ownsRuntime = shared === undefined;
+    this.#runtime = shared ?? ownRuntime(storeOf(options, defaultStore), this.#logger);
     this.#store = this.#runtime.store;
     this.#hub = this.#runtime.hub;
     this.#bufferSize = options.streamBufferSize ?? 256;
@@ -120,27 +131,8 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     this.#inputModes = acceptedInputModes(this.card);
   }
 
-  /** One scope object per (tenant, owner), so that stores can recognise it by identity. */
-  readonly #scopes = new Map<string, Map<string, TaskScope>>();
-
-  #scope(call: CallContext): TaskScope {
-    const { tenant } = call;
-    const owner = call.principal.id;
-    let byOwner = this.#scopes.get(tenant);
-    if (byOwner === undefined) {
-      byOwner = new Map();
-      this.#scopes.set(tenant, byOwner);
-    }
-    let scope = byOwner.get(owner);
-    if (scope === undefined) {
-      scope = Object.freeze({ agent: this.#agentName, tenant, owner });
-      byOwner.set(owner, scope);
-    }
-    return scope;
-  }
-
   #getStored(call: CallContext, taskId: string, historyLength?: number): Promise<StoredTask> {
-    return readTask(this.#store, this.#scope(call), taskId, historyLength);
+    return readTask(this.#store, this.#scopes.of(call), taskId, historyLength);
   }
 
   negotiateExtensions(call: CallContext): readonly string[] {
@@ -158,53 +150,37 @@ class RuntimeRequestHandler implements A2ARequestHandler {
       {
         agent: this.#agent,
         runtime: this.#runtime,
+        owner: this,
         inputModes: this.#inputModes,
-        executions: this.#executions,
         resumeWaitMs: this.#resumeWaitMs,
       },
-      { scope: this.#scope(call), call, extensions: this.negotiateExtensions(call) },
+      { scope: this.#scopes.of(call), call, extensions: this.negotiateExtensions(call) },
       request,
     );
   }
 
-  #track(execution: TaskExecution): void {
-    this.#executions.set(execution.taskId, execution);
-    this.#runtime.registerRun(execution.run);
-    void execution.done.then(async () => {
-      if (this.#executions.get(execution.taskId) === execution) {
-        this.#executions.delete(execution.taskId);
-      }
-      // The lease goes with the execution: an interrupted task waits without one.
-      if (execution.run.seq === 0) return;
-      try {
-        await this.#runtime.releaseRun(execution.run);
-      } catch (error) {
-        this.#logger.error(
-          { err: error, taskId: execution.taskId },
-          'could not release the task lease',
-        );
-      }
-    });
+  /** Starts an admitted execution; its run ends with it (and gives up its lease). */
+  #start(execution: TaskExecution): void {
+    void execution.start().then(() => this.#runtime.end(execution.run));
   }
 
   async sendMessage(call: CallContext, request: SendMessageRequest): Promise<SendMessageResponse> {
     const execution = await this.#admit(call, request);
-    this.#track(execution);
     // The task it returns is then at hand, not read back from the store.
     execution.run.keepProjection();
-    void execution.start();
+    this.#start(execution);
     const outcome = await execution.outcome;
     if (outcome.kind === 'message') return { message: outcome.message };
     const historyLength = request.configuration?.historyLength;
     if (request.configuration?.returnImmediately !== true) {
       // Settles on a terminal or interrupted state once it is stored, also one written by
       // another replica (the run refreshes itself when told) — or when the execution ends.
-      await Promise.race([execution.run.untilSettled(), execution.done]);
+      await Promise.race([execution.run.untilSettled(), execution.finished]);
     }
     const kept = execution.run.viewOf(historyLength === undefined ? {} : { historyLength });
     if (kept !== undefined) return { task: kept };
     const stored = await this.#store.getTask(
-      this.#scope(call),
+      this.#scopes.of(call),
       execution.taskId,
       historyLength === undefined ? undefined : { historyLength },
     );
@@ -225,8 +201,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
       ...(resumed ? { first: streamEvent(execution.run.seq, { task: execution.task }) } : {}),
       catchUp: false,
     });
-    this.#track(execution);
-    void execution.start();
+    this.#start(execution);
     const outcome = await execution.outcome;
     if (outcome.kind === 'message') {
       await stream.return();
@@ -263,7 +238,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
   }
 
   listTasks(call: CallContext, request: ListTasksRequest): Promise<ListTasksResponse> {
-    return listTasks(this.#store, this.#scope(call), request);
+    return listTasks(this.#store, this.#scopes.of(call), request);
   }
 
   async cancelTask(call: CallContext, request: CancelTaskRequest): Promise<Task> {
@@ -273,17 +248,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
         metadata: { taskId: request.id, state },
       });
     if (isTerminalState(stored.state)) throw notCancelable(stored.state);
-    const running = this.#executions.get(request.id)?.run;
-    const run =
-      running ??
-      new TaskRun(this.#runtime.deps, {
-        scope: this.#scope(call),
-        taskId: request.id,
-        contextId: stored.task.contextId ?? '',
-        seq: stored.seq,
-        state: stored.state,
-      });
-    const canceled = await run.cancel();
+    const canceled = await this.#runtime.cancel(this.#scopes.of(call), stored);
     const after = await this.#getStored(call, request.id);
     if (!canceled && after.state !== 'TASK_STATE_CANCELED') throw notCancelable(after.state);
     return after.task;
@@ -336,14 +301,15 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     if (!this.#shutdown.signal.aborted) this.#shutdown.abort();
     const deadline = Date.now() + (options.deadlineMs ?? 10_000);
     const remaining = (): number => Math.max(0, deadline - Date.now());
-    const pending = [...this.#executions.values()].map((execution) => execution.done);
+    // The runtime is shared by the agents of a store: this handler waits for its own runs only.
+    const pending = this.#runtime.runsOf(this).map((live) => live.ended);
     await waitAtMost(Promise.all(pending), remaining());
-    const left = [...this.#executions.values()];
-    for (const execution of left) execution.run.abort();
-    await Promise.all(left.map((execution) => execution.run.cancel()));
+    const left = this.#runtime.runsOf(this);
+    for (const { run } of left) run.abort();
+    await Promise.all(left.map(({ run }) => run.cancel()));
     // Canceled tasks are recorded; an agent that ignores its signal gets a moment to return,
     // not the power to hold the process.
-    await waitAtMost(Promise.all(left.map((execution) => execution.done)), SHUTDOWN_GRACE_MS);
+    await waitAtMost(Promise.all(left.map((live) => live.ended)), SHUTDOWN_GRACE_MS);
     // Streams end by themselves after their task's final event, once their clients have read
     // it: give them the rest of the deadline (and at least the grace period for the events of
     // tasks canceled just now), then close what is left, e.g. streams of interrupted tasks.
@@ -382,8 +348,21 @@ function taskOf(stored: StoredTask): Task {
   return stored.json === undefined ? stored.task : withJsonText(stored.task, stored.json);
 }
 
-function ownRuntime(store: TaskStore, logger: Logger): TaskRuntime {
-  const runtime = createTaskRuntime({ store, logger });
+function storeOf(
+  options: RequestHandlerOptions,
+  defaultStore: (() => TaskStore) | undefined,
+): TaskStore {
+  const store = options.store ?? defaultStore?.();
+  if (store === undefined) {
+    throw new UsageError(
+      'createRequestHandler needs a runtime or a store; import it from tandem/server, which defaults to a MemoryTaskStore',
+    );
+  }
+  return store;
+}
+
+function ownRuntime(store: TaskStore, logger: Logger): TaskRuntimeEngine {
+  const runtime = engineOf(createTaskRuntime({ store, logger }));
   runtime.start().catch((error: unknown) => {
     logger.error({ err: error }, 'the task runtime failed to start');
   });

@@ -1,34 +1,32 @@
 /**
- * Admitting an incoming message: checking it, then either preparing a new task's execution or
+ * Admitting an incoming message: checking it, then either beginning a new task's execution or
  * resuming the interrupted task it continues. A task never has two executions: a message to a
  * task that is `SUBMITTED` or `WORKING` is refused with `UnsupportedOperationError`, and of
- * several messages racing to resume an interrupted task exactly one wins (a conditional store
- * write); the others are refused the same way.
+ * several messages racing to resume an interrupted task exactly one wins (the runtime makes the
+ * resume a conditional store write); the others are refused the same way.
  */
 
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Message, SendMessageRequest, Task } from '../protocol/generated/types.js';
 import { InvalidParamsError, UnsupportedOperationError } from '../protocol/errors.js';
-import { isInterruptedState, isTerminalState } from '../protocol/task-state.js';
+import { isTerminalState } from '../protocol/task-state.js';
 import type { TaskScope } from '../stores/task-store.js';
 import type { AgentDefinition } from './agent.js';
 import { checkInputMediaTypes, pushNotificationsUnavailable } from './agent-capabilities.js';
 import type { CallContext } from './call-context.js';
 import { readTask } from './read-task.js';
-import { TaskExecution, type TaskExecutionInit } from './task-execution.js';
-import { TaskRun } from './task-run.js';
-import type { TaskRuntime } from './task-runtime.js';
-import { waitAtMost } from './wait-at-most.js';
+import { TaskExecution } from './task-execution.js';
+import type { TaskRun } from './task-run.js';
+import type { TaskRuntimeEngine } from './task-runtime.js';
 import { newTimeOrderedUuid } from '../protocol/uuid.js';
 import { messageInTask } from '../protocol/copies.js';
 
 /** What admission needs from the agent's request handler. */
 export interface IntakeContext {
   readonly agent: AgentDefinition;
-  readonly runtime: TaskRuntime;
+  readonly runtime: TaskRuntimeEngine;
+  /** Who owns the executions admitted here (the request handler), for its shutdown. */
+  readonly owner: object;
   readonly inputModes: readonly string[];
-  /** Executions running in this process, by task id. */
-  readonly executions: ReadonlyMap<string, TaskExecution>;
   /** How long a message to an interrupted task waits for the previous execution to return. */
   readonly resumeWaitMs: number;
 }
@@ -39,33 +37,6 @@ export interface IntakeCaller {
   readonly scope: TaskScope;
   /** The requested extensions the agent supports. */
   readonly extensions: readonly string[];
-}
-
-/** The execution of an admitted message: a new task, or the resumed `run` of one. */
-function execution(
-  context: IntakeContext,
-  caller: IntakeCaller,
-  request: SendMessageRequest,
-  message: Message,
-  resumed?: { readonly run: TaskRun; readonly task: Task },
-): TaskExecution {
-  const { call } = caller;
-  const configuration = request.configuration;
-  const init: TaskExecutionInit = {
-    agent: context.agent,
-    deps: context.runtime.deps,
-    scope: caller.scope,
-    caller: { principal: call.principal, tenant: call.tenant },
-    message,
-    extensions: caller.extensions,
-    acceptedOutputModes: configuration?.acceptedOutputModes,
-    requestMetadata: request.metadata,
-  };
-  if (resumed !== undefined) {
-    init.run = resumed.run;
-    init.task = resumed.task;
-  }
-  return new TaskExecution(init);
 }
 
 /** Checks a message and builds the (not yet started) execution that answers it. */
@@ -93,22 +64,25 @@ export async function admitMessage(
         ? newTimeOrderedUuid()
         : incoming.contextId;
     const message = messageInTask(incoming, newTimeOrderedUuid(), contextId);
-    return execution(context, caller, request, message);
+    const run = context.runtime.begin(
+      caller.scope,
+      { taskId: message.taskId as string, contextId },
+      context.owner,
+    );
+    return execution(context, caller, request, message, run);
   }
-  return await resume(context, caller, request);
+  return await resume(context, caller, request, incoming.taskId);
 }
 
 async function resume(
   context: IntakeContext,
   caller: IntakeCaller,
   request: SendMessageRequest,
+  taskId: string,
 ): Promise<TaskExecution> {
   const incoming = request.message;
   const { scope } = caller;
-  const { runtime, executions } = context;
-  const store = runtime.store;
-  const taskId = incoming.taskId as string;
-  let stored = await readTask(store, scope, taskId, 0);
+  const stored = await readTask(context.runtime.store, scope, taskId, 0);
   const contextId = stored.task.contextId ?? '';
   if (
     incoming.contextId !== undefined &&
@@ -128,59 +102,47 @@ async function resume(
       { metadata: { taskId, state: stored.state } },
     );
   }
-  const previous = executions.get(taskId);
-  if (previous !== undefined && isInterruptedState(stored.state)) {
-    // The agent usually returns right after interrupting; give it that moment.
-    await waitAtMost(previous.done, context.resumeWaitMs);
-    stored = await readTask(store, scope, taskId, 0);
-  }
-  const busy = (): UnsupportedOperationError =>
-    new UnsupportedOperationError(
-      `Task ${taskId} is still being worked on (${stored.state}); send the next message once it is TASK_STATE_INPUT_REQUIRED or TASK_STATE_AUTH_REQUIRED, or cancel it`,
-      { metadata: { taskId, state: stored.state } },
-    );
-  if (!isInterruptedState(stored.state) || executions.has(taskId)) throw busy();
   const message = messageInTask(incoming, taskId, contextId);
-  // Lease first: between the resume and a lease, another replica's sweeper would see a WORKING
-  // task without a live lease and fail it. A process that is its store's only user takes none.
-  const { holder, exclusive } = runtime;
-  if (!exclusive && !(await leaseWithin(runtime, taskId, context.resumeWaitMs))) throw busy();
-  const run = new TaskRun(context.runtime.deps, {
-    scope,
-    taskId,
-    contextId,
-    seq: stored.seq,
-    state: stored.state,
+  const outcome = await context.runtime.resume(scope, stored, message, {
+    owner: context.owner,
+    waitMs: context.resumeWaitMs,
   });
-  if (!(await run.resume(message))) {
-    if (!exclusive) await store.releaseLease(taskId, holder);
-    stored = await readTask(store, scope, taskId, 0);
-    if (isTerminalState(stored.state)) {
+  switch (outcome.kind) {
+    case 'resumed':
+      return execution(context, caller, request, message, outcome.run, outcome.task);
+    case 'ended':
       throw new UnsupportedOperationError(
-        `Task ${taskId} is ${stored.state} and accepts no more messages`,
+        `Task ${taskId} is ${outcome.state} and accepts no more messages`,
       );
-    }
-    throw busy();
+    case 'busy':
+      throw new UnsupportedOperationError(
+        `Task ${taskId} is still being worked on (${outcome.state}); send the next message once it is TASK_STATE_INPUT_REQUIRED or TASK_STATE_AUTH_REQUIRED, or cancel it`,
+        { metadata: { taskId, state: outcome.state } },
+      );
   }
-  const resumed = await readTask(store, scope, taskId);
-  return execution(context, caller, request, message, { run, task: resumed.task });
 }
 
-/** Between tries for a lease another replica still holds. */
-const LEASE_RETRY_MS = 10;
-
-/**
- * Takes the lease of an interrupted task, waiting up to `waitMs` for the replica whose execution
- * interrupted it to give it up: that replica answers the client as soon as the interruption is
- * stored and releases the lease just after, when its agent returns — a client that sends its
- * next message through another replica at once must not be told the task is busy.
- */
-async function leaseWithin(runtime: TaskRuntime, taskId: string, waitMs: number): Promise<boolean> {
-  const { store, holder, leaseMs } = runtime;
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    if (await store.acquireLease(taskId, holder, leaseMs)) return true;
-    if (Date.now() + LEASE_RETRY_MS > deadline) return false;
-    await sleep(LEASE_RETRY_MS);
-  }
+/** The execution of an admitted message on `run`: a new task, or the `resumed` one. */
+function execution(
+  context: IntakeContext,
+  caller: IntakeCaller,
+  request: SendMessageRequest,
+  message: Message,
+  run: TaskRun,
+  resumed?: Task,
+): TaskExecution {
+  const { call } = caller;
+  return new TaskExecution({
+    agent: context.agent,
+    run,
+    store: context.runtime.store,
+    logger: context.runtime.logger,
+    scope: caller.scope,
+    caller: { principal: call.principal, tenant: call.tenant },
+    message,
+    task: resumed,
+    extensions: caller.extensions,
+    acceptedOutputModes: request.configuration?.acceptedOutputModes,
+    metadata: request.metadata,
+  });
 }

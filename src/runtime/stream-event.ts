@@ -6,7 +6,7 @@
  */
 
 import type { StreamResponse } from '../protocol/generated/types.js';
-import { PayloadLogEntry } from '../stores/task-log.js';
+import { LazyJsonEvent } from '../protocol/lazy-json-event.js';
 
 /** An event delivered on a stream. */
 export interface StreamEvent {
@@ -23,11 +23,12 @@ export interface StreamEvent {
 
 /**
  * Builds a stream event; its JSON is serialized once, when first needed (a task nobody streams
- * and that lives in memory never pays for serialization).
+ * and that lives in memory never pays for serialization). The same object is the store's log
+ * entry when the runtime appends it.
  */
 export function streamEvent<S extends number | undefined>(
   seq: S,
   payload: StreamResponse,
 ): StreamEvent & { readonly seq: S } {
-  return new PayloadLogEntry(seq, payload);
+  return new LazyJsonEvent(seq, payload);
 }

@@ -14,7 +14,7 @@ import type {
   TaskState,
   TaskStatus,
 } from '../protocol/generated/types.js';
-import type { TaskMutation } from '../stores/task-store.js';
+import type { TaskMutation } from '../protocol/task-projection.js';
 import { currentTimestamp } from '../protocol/timestamps.js';
 
 /** A change ready to be appended: its event payload and its projection mutations. */

@@ -5,8 +5,8 @@
  */
 
 import type { Message, Task, TaskState } from '../protocol/generated/types.js';
+import { applyMutation, projectionOf } from '../protocol/task-projection.js';
 import { currentTimestamp } from '../protocol/timestamps.js';
-import { applyMutation, projectionOf } from '../stores/task-projection.js';
 import type { TaskLogEntry } from '../stores/task-store.js';
 import { streamEvent } from './stream-event.js';
 import type { TaskChange } from './task-changes.js';

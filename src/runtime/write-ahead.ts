@@ -1,5 +1,5 @@
 /**
- * The bookkeeping of the writes a {@link TaskRun} sends ahead of their commit: how many wait for
+ * The bookkeeping of the writes a `PipelinedWriter` sends ahead of their commit: how many wait for
  * their outcome, the seq and state they will leave once all are stored, and the failure of one of
  * them — which dooms the writes sent after it (each was built on the state the failed one was to
  * leave) and must reach the agent even though its own promise has already resolved.
@@ -16,38 +16,28 @@ export interface WriteAheadFailure {
   readonly expectedSeq: number;
 }
 
-/** Where the next write starts from: the stored state, or the state the writes ahead will leave. */
-export interface WriteBase {
-  readonly seq: number;
-  readonly state: TaskState;
-}
-
 /** Counts and outcomes of the writes of one run that are sent ahead. */
 export class WriteAhead {
   /** Sent, outcome not handled yet. */
   count = 0;
   #seq = 0;
-  #state: TaskState;
+  #state: TaskState = 'TASK_STATE_UNSPECIFIED';
   #failure: WriteAheadFailure | undefined;
   /** A failure no caller has received yet. */
   #unreported: Error | undefined;
-
-  constructor(state: TaskState) {
-    this.#state = state;
-  }
 
   /** True while a failure dooms the writes still waiting: new writes must wait for them. */
   get failing(): boolean {
     return this.#failure !== undefined;
   }
 
-  /** Where the next write starts from, given the stored seq and state. */
-  base(stored: WriteBase): WriteBase {
-    return this.count === 0 ? stored : { seq: this.#seq, state: this.#state };
+  /** The seq the next write appends after, given the stored seq. */
+  baseSeq(storedSeq: number): number {
+    return this.count === 0 ? storedSeq : this.#seq;
   }
 
-  /** The state once every write sent is stored, given the stored state. */
-  latestState(stored: TaskState): TaskState {
+  /** The state once every write sent is stored (the next write's base), given the stored state. */
+  acceptedState(stored: TaskState): TaskState {
     return this.count === 0 ? stored : this.#state;
   }
 

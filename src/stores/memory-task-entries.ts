@@ -5,7 +5,7 @@
  */
 
 import type { StreamResponse, Task, TaskState } from '../protocol/generated/types.js';
-import { viewOfTask, type MutableTaskProjection } from './task-projection.js';
+import { viewOfTask, type MutableTaskProjection } from '../protocol/task-projection.js';
 import type { OrderKey } from './task-order-index.js';
 import type { TaskScope, TaskViewOptions } from './task-store.js';
 

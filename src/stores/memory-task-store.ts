@@ -10,9 +10,11 @@
  * answers `undefined`).
  */
 
-import type { Task, TaskStatus } from '../protocol/generated/types.js';
-import { isTerminalState } from '../protocol/task-state.js';
-import { applyMutation, statusTimeOf } from './task-projection.js';
+import type { Task } from '../protocol/generated/types.js';
+import { asError, TaskExistsError } from '../protocol/local-errors.js';
+import { LazyJsonEvent } from '../protocol/lazy-json-event.js';
+import { applyMutation } from '../protocol/task-projection.js';
+import { isActiveState, isTerminalState } from '../protocol/task-state.js';
 import { TaskOrderIndex } from './task-order-index.js';
 import type {
   AppendRequest,
@@ -20,15 +22,17 @@ import type {
   CreateTaskRequest,
   OrphanedTask,
   StoredTask,
+  TaskLeases,
   TaskListPage,
   TaskListQuery,
   TaskLogEntry,
+  TaskRetention,
   TaskScope,
   TaskStore,
   TaskViewOptions,
 } from './task-store.js';
 import { artifactWithParts } from '../protocol/copies.js';
-import { createEventsProblem, lastSeqOf, PayloadLogEntry } from './task-log.js';
+import { createEventsProblem, lastSeqOf, statusTimeOrError } from './task-log.js';
 import {
   compactEntry,
   isFullView,
@@ -49,22 +53,21 @@ export interface MemoryTaskStoreOptions {
   readonly retainedLogs?: number;
 }
 
-/**
- * The status time, or the error saying why there is none: returned rather than thrown, so that
- * the store's methods reject their promise instead of throwing at the caller.
- */
-function settledStatusTime(status: TaskStatus): number | TypeError {
-  try {
-    return statusTimeOf(status);
-  } catch (error) {
-    return error instanceof TypeError ? error : new TypeError(String(error));
-  }
-}
-
 /** An in-memory task store. Operations complete synchronously; promises are already settled. */
 export class MemoryTaskStore implements TaskStore {
+  /** The store lives in this process's memory: nothing else can reach it. */
+  readonly topology = 'exclusive';
   /** Every write is applied during its call. */
-  readonly appliesWritesInOrder = true;
+  readonly pipelinedAppends = true;
+  readonly leases: TaskLeases = {
+    acquire: (taskId, holder, leaseMs) => this.#acquireLease(taskId, holder, leaseMs),
+    renew: (holder, leaseMs) => this.#renewLeases(holder, leaseMs),
+    release: (taskId, holder) => this.#releaseLease(taskId, holder),
+    findOrphans: (limit, options) => this.#findOrphans(limit, options?.ignoreLeases === true),
+  };
+  readonly retention: TaskRetention = {
+    purgeTerminalTasks: (terminalBefore, limit) => this.#purge(terminalBefore, limit),
+  };
   readonly #tasks = new Map<string, StoredEntry>();
   readonly #indexes = new Map<string, TaskOrderIndex<StoredEntry>>();
   readonly #scopes = new Map<string, TaskScope>();
@@ -88,7 +91,8 @@ export class MemoryTaskStore implements TaskStore {
 
   /** One scope object per distinct scope, shared by its tasks. */
   #intern(scope: TaskScope): { scope: TaskScope; scopeKey: string } {
-    // Callers usually pass the same scope object again and again: recognise it by identity.
+    // The runtime passes the same scope object again and again (see `TaskScope`): recognised by
+    // identity, it costs no key string; any other equal scope maps to the same shared one.
     const known = this.#interned.get(scope);
     if (known !== undefined) return known;
     const scopeKey = `${scope.agent}\u0000${scope.tenant}\u0000${scope.owner}`;
@@ -114,12 +118,12 @@ export class MemoryTaskStore implements TaskStore {
   createTask(request: CreateTaskRequest): Promise<void> {
     const { task, events } = request;
     if (this.#tasks.has(task.id)) {
-      return Promise.reject(new Error(`Task ${task.id} already exists`));
+      return Promise.reject(new TaskExistsError(task.id));
     }
     const problem = createEventsProblem(events);
     if (problem !== undefined) return Promise.reject(problem);
-    const statusTime = settledStatusTime(task.status);
-    if (statusTime instanceof Error) return Promise.reject(statusTime);
+    const statusTime = statusTimeOrError(task.status);
+    if (typeof statusTime !== 'number') return Promise.reject(statusTime);
     const { scope, scopeKey } = this.#intern(request.scope);
     const stored: LiveTask = {
       compact: false,
@@ -155,7 +159,7 @@ export class MemoryTaskStore implements TaskStore {
     try {
       seq = lastSeqOf(task.seq, request.events);
     } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      return Promise.reject(asError(error));
     }
     const wasTerminal = isTerminalState(task.status.state);
     const before = task.statusTime;
@@ -164,8 +168,8 @@ export class MemoryTaskStore implements TaskStore {
     let after = before;
     for (const mutation of request.mutations) {
       if (mutation.kind !== 'status') continue;
-      const time = settledStatusTime(mutation.status);
-      if (time instanceof Error) return Promise.reject(time);
+      const time = statusTimeOrError(mutation.status);
+      if (typeof time !== 'number') return Promise.reject(time);
       after = time;
     }
     for (const mutation of request.mutations) applyMutation(task, mutation);
@@ -266,12 +270,10 @@ export class MemoryTaskStore implements TaskStore {
     // The log is dense from seq 1, so seq n sits at index n - 1.
     const start = Math.max(0, afterSeq);
     const payloads = task.log.slice(start, start + limit);
-    return Promise.resolve(
-      payloads.map((payload, i) => new PayloadLogEntry(start + i + 1, payload)),
-    );
+    return Promise.resolve(payloads.map((payload, i) => new LazyJsonEvent(start + i + 1, payload)));
   }
 
-  acquireLease(taskId: string, holder: string, leaseMs: number): Promise<boolean> {
+  #acquireLease(taskId: string, holder: string, leaseMs: number): Promise<boolean> {
     const task = this.#tasks.get(taskId);
     if (task === undefined || task.compact) return Promise.resolve(false);
     const now = Date.now();
@@ -287,7 +289,7 @@ export class MemoryTaskStore implements TaskStore {
     return Promise.resolve(true);
   }
 
-  renewLeases(holder: string, leaseMs: number): Promise<void> {
+  #renewLeases(holder: string, leaseMs: number): Promise<void> {
     const expiresAt = Date.now() + leaseMs;
     for (const task of this.#tasks.values()) {
       if (!task.compact && task.leaseHolder === holder) task.leaseExpiresAt = expiresAt;
@@ -295,7 +297,7 @@ export class MemoryTaskStore implements TaskStore {
     return Promise.resolve();
   }
 
-  releaseLease(taskId: string, holder: string): Promise<void> {
+  #releaseLease(taskId: string, holder: string): Promise<void> {
     const task = this.#tasks.get(taskId);
     if (task !== undefined && !task.compact && task.leaseHolder === holder) {
       task.leaseHolder = undefined;
@@ -304,19 +306,16 @@ export class MemoryTaskStore implements TaskStore {
     return Promise.resolve();
   }
 
-  findOrphanedTasks(
-    limit: number,
-    options: { ignoreLeases?: boolean } = {},
-  ): Promise<OrphanedTask[]> {
+  #findOrphans(limit: number, ignoreLeases: boolean): Promise<OrphanedTask[]> {
     const now = Date.now();
     const orphans: OrphanedTask[] = [];
     for (const task of this.#tasks.values()) {
       if (orphans.length >= limit) break;
       if (task.compact) continue;
       const state = task.status.state;
-      if (state !== 'TASK_STATE_SUBMITTED' && state !== 'TASK_STATE_WORKING') continue;
+      if (!isActiveState(state)) continue;
       const leased = task.leaseHolder !== undefined && task.leaseExpiresAt > now;
-      if (leased && options.ignoreLeases !== true) continue;
+      if (leased && !ignoreLeases) continue;
       orphans.push({
         scope: task.scope,
         taskId: task.id,
@@ -328,7 +327,7 @@ export class MemoryTaskStore implements TaskStore {
     return Promise.resolve(orphans);
   }
 
-  purgeTerminalTasks(terminalBefore: number, limit: number): Promise<number> {
+  #purge(terminalBefore: number, limit: number): Promise<number> {
     let purged = 0;
     for (const entry of this.#tasks.values()) {
       if (purged >= limit) break;

@@ -21,7 +21,7 @@ export async function purgeExpiredTasks(
   const before = Date.now() - maxAgeMs;
   let total = 0;
   for (;;) {
-    const purged = await store.purgeTerminalTasks(before, batchSize);
+    const purged = await store.retention.purgeTerminalTasks(before, batchSize);
     total += purged;
     if (purged < batchSize) return total;
     // Let other work in between batches.

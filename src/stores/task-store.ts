@@ -1,26 +1,55 @@
 /**
- * The `TaskStore` seam: where tasks live. A store holds, for every task, an append-only event log
- * (the `StreamResponse` events with their sequence numbers) and a projection of the task as
- * `GetTask` returns it (status, history, artifacts), both updated by one atomic {@link
- * TaskStore.append}. The runtime is the only writer; stores never interpret A2A semantics beyond
- * applying the {@link TaskMutation}s they are given.
+ * The task store seam: where tasks live, and the only part of `src/stores` the runtime sees. A
+ * store holds, for every task, an append-only event log (the `StreamResponse` events with their
+ * sequence numbers) and a projection of the task as `GetTask` returns it (status, history,
+ * artifacts), both updated by one atomic {@link TaskStore.append}. The runtime is the only
+ * writer; stores never interpret A2A semantics beyond applying the {@link TaskMutation}s they are
+ * given, as `protocol/task-projection.ts` defines them.
  *
- * The interface is asynchronous and shaped for SQL: every task carries its scope (agent, tenant,
+ * The seam is asynchronous and shaped for SQL: every task carries its scope (agent, tenant,
  * owner) and reads are scoped by it; listing is a keyset page pushed down to the store; appends
  * are conditional on the writer's last seen sequence number, so a concurrent writer can never
  * overwrite newer state.
+ *
+ * A store is its task log ({@link TaskStore}: create, append, read, list) plus narrower parts,
+ * each its own object so that a concern can grow without widening the others:
+ * - {@link TaskStore.leases} — which process runs which task, and the tasks whose process died;
+ * - {@link TaskStore.retention} — the purge of finished tasks;
+ * - {@link TaskStore.changeFeed} — only on a store shared by several processes: the appends made
+ *   by the others.
+ *
+ * What the runtime does with a store follows from two declarations, never from its shape:
+ * {@link TaskStore.topology} (one process, or several) and {@link TaskStore.pipelinedAppends}.
+ *
+ * Push notifications will add two parts beside these: the push configs of each task (scoped to
+ * its owner and tenant like the task, and deleted with it), and an outbox of deliveries written
+ * in the same transaction as the event they announce — a field of {@link AppendRequest}, so that
+ * an event and its deliveries are stored together or not at all.
+ *
+ * @example A store plugs into the runtime, which every agent served from it shares:
+ * ```ts
+ * const store = new MemoryTaskStore(); // or SqliteTaskStore.open(...), PostgresTaskStore.open(...)
+ * const runtime = createTaskRuntime({ store });
+ * await runtime.start();
+ * const handler = createRequestHandler({ agent, runtime });
+ * ```
  */
 
-import type {
-  Artifact,
-  Message,
-  StreamResponse,
-  Task,
-  TaskState,
-  TaskStatus,
-} from '../protocol/generated/types.js';
+import type { StreamResponse, Task, TaskState } from '../protocol/generated/types.js';
+import type { TaskMutation, TaskViewOptions } from '../protocol/task-projection.js';
 
-/** Who may see a task: the agent that owns it, the tenant and the principal that created it. */
+export type { TaskMutation, TaskViewOptions } from '../protocol/task-projection.js';
+
+/**
+ * Who may see a task: the agent that owns it, the tenant and the principal that created it.
+ *
+ * The runtime hands a store the same frozen scope object for every call it makes on behalf of
+ * one (agent, tenant, owner), for as long as the agent is served. A store may use that identity
+ * as a shortcut — the memory store remembers, in a `WeakMap`, the key it derived from a scope
+ * object, so that creating a task does not build the key string again — but must treat two equal
+ * scopes as the same scope whatever their identity: tests, tools and other processes pass their
+ * own objects.
+ */
 export interface TaskScope {
   readonly agent: string;
   readonly tenant: string;
@@ -40,19 +69,6 @@ export interface TaskLogEntry {
   readonly json: string;
 }
 
-/** A change to a task's projection. The runtime derives these from the events it appends. */
-export type TaskMutation =
-  /** Replace the status (state, message, timestamp). */
-  | { readonly kind: 'status'; readonly status: TaskStatus }
-  /** Append a message to the history. */
-  | { readonly kind: 'history'; readonly message: Message }
-  /**
-   * Add an artifact, or update the one with the same id: with `append`, its parts are appended
-   * and any name, description, metadata or extensions given replace the old ones; without, the
-   * artifact is replaced whole.
-   */
-  | { readonly kind: 'artifact'; readonly artifact: Artifact; readonly append: boolean };
-
 /**
  * What to create: a task's first events and its projection after them. A runtime that already
  * has the first change of a new task writes it with the task, in one write instead of two.
@@ -63,7 +79,7 @@ export interface CreateTaskRequest {
   readonly task: Task;
   /** The task's first log entries, seq 1, 2, ...: at least one, the `Task` snapshot. */
   readonly events: readonly TaskLogEntry[];
-  /** Lease the new task to this holder (see {@link TaskStore.acquireLease}). */
+  /** Lease the new task to this holder (see {@link TaskLeases.acquire}). */
   readonly leaseHolder?: string;
   readonly leaseMs?: number;
 }
@@ -82,14 +98,6 @@ export interface AppendRequest {
 export type AppendResult =
   | { readonly ok: true; readonly seq: number }
   | { readonly ok: false; readonly currentSeq: number | undefined };
-
-/** How much of a task to return. */
-export interface TaskViewOptions {
-  /** Unset: the whole history; 0: no `history` field; n: the n most recent messages. */
-  readonly historyLength?: number;
-  /** `false` omits the `artifacts` field entirely. Defaults to `true`. */
-  readonly includeArtifacts?: boolean;
-}
 
 /** A task as stored: its projection and the sequence number of its last event. */
 export interface StoredTask {
@@ -155,23 +163,84 @@ export interface TaskChangeListener {
   onResync(): void;
 }
 
-/** Where tasks live. See the module documentation for the contract. */
+/** Extends the leases of a holder, finds the tasks of dead holders: see {@link TaskStore.leases}. */
+export interface TaskLeases {
+  /**
+   * Leases a task to `holder` for `leaseMs`, if it is free, expired or already `holder`'s: a
+   * lease held by another live holder is never taken over. Returns whether `holder` now holds it.
+   */
+  acquire(taskId: string, holder: string, leaseMs: number): Promise<boolean>;
+  /** Extends every lease `holder` holds to `leaseMs` from now (its heartbeat). */
+  renew(holder: string, leaseMs: number): Promise<void>;
+  /** Gives up the lease of a task, if `holder` holds it. */
+  release(taskId: string, holder: string): Promise<void>;
+  /**
+   * Up to `limit` tasks in an active state (`SUBMITTED`, `WORKING`) whose lease has expired or
+   * that have none: their process died. The caller fails them through `append`. With
+   * `ignoreLeases`, every active task is returned whatever its lease: a process alone with an
+   * exclusive store calls it so at start-up, when no earlier execution can be alive.
+   */
+  findOrphans(limit: number, options?: { ignoreLeases?: boolean }): Promise<OrphanedTask[]>;
+}
+
+/** The purge of finished tasks: see {@link TaskStore.retention}. */
+export interface TaskRetention {
+  /**
+   * Deletes up to `limit` tasks (with their logs) that reached a terminal state before
+   * `terminalBefore` (epoch ms). Returns how many were deleted; call again until it returns less
+   * than `limit`.
+   */
+  purgeTerminalTasks(terminalBefore: number, limit: number): Promise<number>;
+}
+
+/** The appends made by the other processes sharing a store: see {@link TaskStore.changeFeed}. */
+export interface TaskChangeFeed {
+  /**
+   * Calls `listener` for every append committed to the store by any process (this one
+   * included) from the moment the promise resolves. Resolves to the function that stops it.
+   */
+  listen(listener: TaskChangeListener): Promise<() => Promise<void>>;
+}
+
+/**
+ * Who uses a store: `'exclusive'` — one process, the only one that can run its tasks (memory, a
+ * SQLite file, which it locks); `'shared'` — several processes (replicas) at once (PostgreSQL).
+ */
+export type TaskStoreTopology = 'exclusive' | 'shared';
+
+/**
+ * Where tasks live: the task log and projection, and the parts described in the module
+ * documentation. The contract the runtime relies on is held by the store contract suite
+ * (`test/stores/task-store-contract.ts`), which every store passes.
+ */
 export interface TaskStore {
   /**
-   * True when appends (and creations) called one after another without waiting are applied in
-   * the order of the calls, and no other process writes the store's tasks: a writer may then
-   * send its next append before the previous one settles. Stores that batch their commits (see
-   * the SQLite store) set it so that a task's consecutive changes share a commit.
+   * `'exclusive'`: no other process writes the store's tasks. The runtime then takes no leases
+   * (nothing else could run a task), and at start-up fails every task left active, which only a
+   * dead predecessor can have left. `'shared'`: tasks run in several processes; the runtime
+   * leases each task to the process running it, renews the leases, fails the tasks of processes
+   * whose leases expired, and follows the {@link changeFeed}, which a shared store must have.
    */
-  readonly appliesWritesInOrder?: boolean;
+  readonly topology: TaskStoreTopology;
   /**
-   * Creates a task with its first events, leased to `request.leaseHolder` when given. Rejects if
-   * the id exists.
+   * True when creations and appends called one after another, without waiting for the previous
+   * one to settle, are applied in the order of the calls. A task's writer then sends its next
+   * change before the previous one is committed, so that consecutive changes share a commit (the
+   * SQLite store batches the writes of one event-loop turn). An append refused because the task
+   * moved on is retried after a reload, in order, either way.
+   */
+  readonly pipelinedAppends: boolean;
+  /**
+   * Creates a task with its first events, leased to `request.leaseHolder` when given. Rejects
+   * with `TaskExistsError` if the id exists (in any scope), and with `InvalidTaskWriteError` if
+   * the events are not numbered 1, 2, ... or the status has no valid timestamp.
    */
   createTask(request: CreateTaskRequest): Promise<void>;
   /**
    * Appends events and applies mutations atomically, if and only if the task's last sequence
-   * number is `expectedSeq`.
+   * number is `expectedSeq`; otherwise (or for an unknown task) resolves `{ ok: false }` and
+   * changes nothing. Rejects with `InvalidTaskWriteError`, changing nothing, if the events do
+   * not continue the log or a status has no valid timestamp.
    */
   append(request: AppendRequest): Promise<AppendResult>;
   /** Reads a task visible in `scope`, or `undefined`. */
@@ -189,33 +258,13 @@ export interface TaskStore {
    */
   readEvents(taskId: string, afterSeq: number, limit: number): Promise<TaskLogEntry[] | undefined>;
   /**
-   * Leases: a task being executed is leased to the process (holder) running it, until the lease
-   * expires unless renewed. A lease held by another live holder is never taken over. Returns
-   * whether `holder` now holds the lease.
+   * Leases of running tasks. On an exclusive store the runtime takes none; it only looks for
+   * the tasks left active, at start-up.
    */
-  acquireLease(taskId: string, holder: string, leaseMs: number): Promise<boolean>;
-  /** Extends every lease `holder` holds (its heartbeat). */
-  renewLeases(holder: string, leaseMs: number): Promise<void>;
-  /** Gives up the lease of a task, when its execution has ended or is interrupted. */
-  releaseLease(taskId: string, holder: string): Promise<void>;
-  /**
-   * Tasks in `SUBMITTED` or `WORKING` whose lease has expired, or that have none, at most
-   * `limit` of them: their process died. The caller fails them through `append`. With
-   * `ignoreLeases`, every such task is returned whatever its lease: a process that is the store's
-   * only user (memory, SQLite) calls it so at start-up, when no earlier execution can be alive.
-   */
-  findOrphanedTasks(limit: number, options?: { ignoreLeases?: boolean }): Promise<OrphanedTask[]>;
-  /**
-   * Deletes up to `limit` tasks (with their logs) that reached a terminal state before
-   * `terminalBefore` (epoch ms). Returns how many were deleted; call again until it returns less
-   * than `limit`.
-   */
-  purgeTerminalTasks(terminalBefore: number, limit: number): Promise<number>;
-  /**
-   * Stores shared by several processes announce appends made elsewhere. Absent for stores used
-   * by one process only. Resolves to the function that stops listening.
-   */
-  listenForChanges?(listener: TaskChangeListener): Promise<() => Promise<void>>;
+  readonly leases: TaskLeases;
+  readonly retention: TaskRetention;
+  /** Present exactly when {@link topology} is `'shared'`. */
+  readonly changeFeed?: TaskChangeFeed;
   /** Releases resources (connections, file handles). */
   close(): Promise<void>;
 }

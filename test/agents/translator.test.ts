@@ -217,16 +217,17 @@ describe('translator agent', () => {
           // Counts the chunks the agent emits; everything else goes to the real context.
           const spy = new Proxy(ctx, {
             get(target, property) {
-              if (property === 'artifact') {
-                return async (...args: Parameters<AgentContext['artifact']>) => {
-                  await count();
-                  return target.artifact(...args);
-                };
-              }
-              if (property === 'append') {
-                return async (...args: Parameters<AgentContext['append']>) => {
-                  await count();
-                  return target.append(...args);
+              if (property === 'artifactStream') {
+                return (...args: Parameters<AgentContext['artifactStream']>) => {
+                  const out = target.artifactStream(...args);
+                  return {
+                    artifactId: out.artifactId,
+                    append: async (content: Parameters<typeof out.append>[0]) => {
+                      await count();
+                      return out.append(content);
+                    },
+                    end: (content?: Parameters<typeof out.end>[0]) => out.end(content),
+                  };
                 };
               }
               const value: unknown = Reflect.get(target, property, target);

@@ -52,13 +52,12 @@ export const testAgent: AgentDefinition = defineAgent({
       case 'stream':
       case 'slow': {
         await ctx.working();
-        let artifactId: string | undefined;
+        const out = ctx.artifactStream();
         for (let i = 0; i < n; i++) {
+          await out.append(`chunk-${i}`);
           await (command === 'slow' ? sleep(ms) : new Promise(setImmediate));
-          if (artifactId === undefined) {
-            artifactId = await ctx.artifact(`chunk-${i}`, { lastChunk: n === 1 });
-          } else await ctx.append(artifactId, `chunk-${i}`, { lastChunk: i === n - 1 });
         }
+        await out.end();
         return ctx.complete();
       }
       case 'sleep':

@@ -69,7 +69,7 @@ describe.each([
     });
     await running;
     // No lease was taken: to the store, the running task looks like any task without one.
-    const unleased = await store.findOrphanedTasks(10);
+    const unleased = await store.leases.findOrphans(10);
     expect(unleased.map((task) => task.state)).toEqual(['TASK_STATE_WORKING']);
     // Ten sweep periods of a shared store: time passing is the point here, not synchronisation.
     await new Promise((resolve) => setTimeout(resolve, ORPHAN_TIMEOUT_MS * 10));

@@ -12,7 +12,7 @@ import {
 import type { A2AAgentMount } from '../../src/http/http-options.js';
 import { SseDecoder, type SseEvent } from '../../src/protocol/sse-decoder.js';
 import { defineAgent, type AgentDefinition } from '../../src/runtime/agent.js';
-import { createRequestHandler } from '../../src/runtime/create-request-handler.js';
+import { createRequestHandler } from '../../src/create-request-handler.js';
 import type { A2ARequestHandler } from '../../src/runtime/request-handler.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -42,15 +42,13 @@ export const testAgent = defineAgent({
       case 'slow': {
         const [n = 1, ms = 0] = numbers;
         await ctx.working();
-        let artifactId: string | undefined;
+        const out = ctx.artifactStream();
         for (let i = 0; i < n; i++) {
+          await out.append(`chunk-${i}`);
           if (command === 'slow') await sleep(ms);
           else await new Promise(setImmediate);
-          const chunk = `chunk-${i}`;
-          if (artifactId === undefined)
-            artifactId = await ctx.artifact(chunk, { lastChunk: n === 1 });
-          else await ctx.append(artifactId, chunk, { lastChunk: i === n - 1 });
         }
+        await out.end();
         return ctx.complete();
       }
       case 'sleep':

@@ -12,7 +12,7 @@ describe('MemoryTaskStore compaction', () => {
   it('never compacts a running task that reuses the id of a purged one', async () => {
     const store = new MemoryTaskStore({ retainedLogs: 1 });
     await createTask(store, 'reused', { state: 'TASK_STATE_COMPLETED', time: T0 });
-    expect(await store.purgeTerminalTasks(T0 + 1, 10)).toBe(1);
+    expect(await store.retention.purgeTerminalTasks(T0 + 1, 10)).toBe(1);
     const running = await createTask(store, 'reused', { state: 'TASK_STATE_WORKING', time: T0 });
     await createTask(store, 'done-1', { state: 'TASK_STATE_COMPLETED', time: T0 });
     await createTask(store, 'done-2', { state: 'TASK_STATE_COMPLETED', time: T0 });

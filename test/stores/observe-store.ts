@@ -28,5 +28,5 @@ export async function observeStore(store: TaskStore, ids: readonly string[]): Pr
       after = page.next;
     } while (after !== undefined);
   }
-  return { tasks, pages, orphans: await store.findOrphanedTasks(100) };
+  return { tasks, pages, orphans: await store.leases.findOrphans(100) };
 }

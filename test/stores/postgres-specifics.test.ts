@@ -55,7 +55,7 @@ async function recordChanges(store: PostgresTaskStore) {
   const seen: string[] = [];
   const waiters = new Map<string, () => void>();
   let resyncs = 0;
-  const stop = await store.listenForChanges({
+  const stop = await store.changeFeed.listen({
     onChange: (taskId, seq) => {
       const key = `${taskId}:${seq}`;
       seen.push(key);
@@ -141,7 +141,7 @@ describe.skipIf(url === undefined || url === '')('PostgresTaskStore specifics', 
       const opening = PostgresTaskStore.open({ connectionString, schema });
       await expect(opening).rejects.toBeInstanceOf(ConfigurationError);
       await expect(opening).rejects.toThrow(
-        `is at schema version ${newer} but this Tandem supports up to ${SCHEMA_VERSION}; upgrade Tandem`,
+        `PostgreSQL schema "${schema}" has schema version ${newer} but this Tandem supports up to ${SCHEMA_VERSION}; upgrade Tandem or use another schema`,
       );
     });
 
@@ -376,18 +376,18 @@ describe.skipIf(url === undefined || url === '')('PostgresTaskStore specifics', 
         leaseHolder: 'replica-a',
         leaseMs: 300,
       });
-      expect(await other.acquireLease('leased', 'replica-b', 300)).toBe(false);
-      expect(await store.acquireLease('leased', 'replica-a', 300)).toBe(true);
+      expect(await other.leases.acquire('leased', 'replica-b', 300)).toBe(false);
+      expect(await store.leases.acquire('leased', 'replica-a', 300)).toBe(true);
       await vi.waitFor(
-        async () => expect(await other.acquireLease('leased', 'replica-b', 60_000)).toBe(true),
+        async () => expect(await other.leases.acquire('leased', 'replica-b', 60_000)).toBe(true),
         { timeout: 5_000, interval: 50 },
       );
-      expect(await store.acquireLease('leased', 'replica-a', 300)).toBe(false);
-      await store.renewLeases('replica-b', 60_000);
-      await store.releaseLease('leased', 'replica-a');
-      expect(await store.acquireLease('leased', 'replica-a', 300)).toBe(false);
-      await other.releaseLease('leased', 'replica-b');
-      expect(await store.acquireLease('leased', 'replica-a', 300)).toBe(true);
+      expect(await store.leases.acquire('leased', 'replica-a', 300)).toBe(false);
+      await store.leases.renew('replica-b', 60_000);
+      await store.leases.release('leased', 'replica-a');
+      expect(await store.leases.acquire('leased', 'replica-a', 300)).toBe(false);
+      await other.leases.release('leased', 'replica-b');
+      expect(await store.leases.acquire('leased', 'replica-a', 300)).toBe(true);
     });
 
     it('purges old terminal tasks in bounded batches, with their rows', async () => {
@@ -413,9 +413,9 @@ describe.skipIf(url === undefined || url === '')('PostgresTaskStore specifics', 
         expect(result.ok).toBe(true);
       }
       const before = old + 1;
-      expect(await other.purgeTerminalTasks(before, 2)).toBe(2);
-      expect(await other.purgeTerminalTasks(before, 2)).toBe(1);
-      expect(await other.purgeTerminalTasks(before, 2)).toBe(0);
+      expect(await other.retention.purgeTerminalTasks(before, 2)).toBe(2);
+      expect(await other.retention.purgeTerminalTasks(before, 2)).toBe(1);
+      expect(await other.retention.purgeTerminalTasks(before, 2)).toBe(0);
       expect(await store.getTask(scope, 'old-running')).toBeDefined();
       expect(await store.readEvents('old-1', 0, 10)).toBeUndefined();
       const leftovers = await admin.query<{ n: string }>(

@@ -230,7 +230,7 @@ describe.skipIf(url === undefined || url === '')('PostgresTaskStore', () => {
 
     const cutoff = BASE_TIME + 30_000;
     const [expectedPurged, actualPurged] = await Promise.all(
-      stores.map((store) => store.purgeTerminalTasks(cutoff, 1000)),
+      stores.map((store) => store.retention.purgeTerminalTasks(cutoff, 1000)),
     );
     expect(actualPurged).toBe(expectedPurged);
   });

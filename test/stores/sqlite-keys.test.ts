@@ -342,7 +342,7 @@ describe('SqliteTaskStore keys', () => {
     });
     await gone.addMessage(message('g2', 'and me'));
     await gone.setStatus('TASK_STATE_COMPLETED', T0 + 1);
-    expect(await store.purgeTerminalTasks(T0 + 10, 10)).toBe(1);
+    expect(await store.retention.purgeTerminalTasks(T0 + 10, 10)).toBe(1);
     await store.close();
     const rows = (): Record<string, unknown> => {
       const db = new Database(path, { readonly: true });

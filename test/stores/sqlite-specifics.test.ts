@@ -310,7 +310,7 @@ describe('SqliteTaskStore file', () => {
       (store) => append(store, 'short', 4, statusUpdate('short', 'TASK_STATE_COMPLETED')),
       (store) => store.createTask(createRequest(newTask('long'))),
       (store) => append(store, 'long', 1, artifactUpdate('long', 'out', 'a', false)),
-      (store) => store.acquireLease('long', 'me', 60_000),
+      (store) => store.leases.acquire('long', 'me', 60_000),
       (store) => append(store, 'long', 2, artifactUpdate('long', 'out', 'b', true)),
       // A task from an earlier commit: its status changes after its artifact grew.
       (store) => append(store, 'older', 1, artifactUpdate('older', 'out', 'a', false)),

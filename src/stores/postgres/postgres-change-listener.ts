@@ -12,7 +12,7 @@
  */
 
 import { Client, escapeIdentifier, type ClientConfig, type Notification } from 'pg';
-import { asError, UsageError } from '../../protocol/local-errors.js';
+import { asError, StorageError, UsageError } from '../../protocol/local-errors.js';
 import type { TaskChangeListener } from '../task-store.js';
 import type { PostgresErrorHandler } from './postgres-database.js';
 
@@ -52,7 +52,7 @@ export class PostgresChangeListener {
    * when it was the last).
    */
   async add(listener: TaskChangeListener): Promise<() => Promise<void>> {
-    if (this.#closed) throw new UsageError('listenForChanges was called on a closed store');
+    if (this.#closed) throw new UsageError('changeFeed.listen was called on a closed store');
     this.#listeners.add(listener);
     try {
       await this.#serially(() => this.#ensureConnected());
@@ -174,7 +174,9 @@ export class PostgresChangeListener {
     const seq = Number(payload.slice(colon + 1));
     if (colon <= 0 || !Number.isSafeInteger(seq) || seq < 1) {
       this.#options.onError(
-        new Error(`Malformed notification "${payload}" on channel ${message.channel}; ignored`),
+        new StorageError(
+          `Malformed notification "${payload}" on channel ${message.channel}; ignored`,
+        ),
       );
       return;
     }

@@ -1,18 +1,31 @@
 /**
- * Leases, orphans and purging. Lease times are the database's clock (`now()`), never the
+ * Leases and orphans. Lease times are the database's clock (`now()`), never the
  * replicas': every replica compares expiry against the same clock, so clock skew between
  * machines cannot make a live lease look expired or a dead one look alive. `leaseMs` is only a
  * duration. A task without a lease has `lease_holder` NULL and `lease_expires_at` `-infinity`,
  * so "no lease or an expired one" is one range on the running tasks' partial index.
  */
 
-import type { TaskState } from '../../protocol/generated/types.js';
-import type { OrphanedTask } from '../task-store.js';
+import { ACTIVE_STATES } from '../../protocol/task-state.js';
+import { orphanFromRow, sqlStateList, type OrphanRow } from '../sql/task-rows.js';
+import type { OrphanedTask, TaskLeases } from '../task-store.js';
 import { toNumber, type PostgresDatabase } from './postgres-database.js';
-import { RUNNING_STATES, TERMINAL_STATES } from './postgres-schema.js';
+
+/** As the partial index `tasks_running_by_lease` lists them, so that the queries below use it. */
+const ACTIVE = sqlStateList(ACTIVE_STATES);
+
+/** The leases of the store on `db`. */
+export function postgresLeases(db: PostgresDatabase): TaskLeases {
+  return {
+    acquire: (taskId, holder, leaseMs) => acquireLease(db, taskId, holder, leaseMs),
+    renew: (holder, leaseMs) => renewLeases(db, holder, leaseMs),
+    release: (taskId, holder) => releaseLease(db, taskId, holder),
+    findOrphans: (limit, options) => findOrphans(db, limit, options?.ignoreLeases === true),
+  };
+}
 
 /** Takes the lease if it is free, expired or already ours: one conditional update. */
-export async function acquireLease(
+async function acquireLease(
   db: PostgresDatabase,
   taskId: string,
   holder: string,
@@ -29,11 +42,7 @@ export async function acquireLease(
 }
 
 /** Extends every lease of `holder` to `leaseMs` from now. */
-export async function renewLeases(
-  db: PostgresDatabase,
-  holder: string,
-  leaseMs: number,
-): Promise<void> {
+async function renewLeases(db: PostgresDatabase, holder: string, leaseMs: number): Promise<void> {
   await db.pool.query({
     name: 'tandem_renew_leases',
     text: `UPDATE ${db.names.tasks}
@@ -44,11 +53,7 @@ export async function renewLeases(
 }
 
 /** Frees the lease of a task if `holder` holds it. */
-export async function releaseLease(
-  db: PostgresDatabase,
-  taskId: string,
-  holder: string,
-): Promise<void> {
+async function releaseLease(db: PostgresDatabase, taskId: string, holder: string): Promise<void> {
   await db.pool.query({
     name: 'tandem_release_lease',
     text: `UPDATE ${db.names.tasks}
@@ -62,54 +67,18 @@ export async function releaseLease(
  * Running tasks with no live lease, longest-expired first; with `ignoreLeases`, every running
  * task (for a process that knows it is the store's only user).
  */
-export async function findOrphanedTasks(
+async function findOrphans(
   db: PostgresDatabase,
   limit: number,
   ignoreLeases: boolean,
 ): Promise<OrphanedTask[]> {
-  const result = await db.pool.query<{
-    id: string;
-    agent: string;
-    tenant: string;
-    owner: string;
-    context_id: string;
-    seq: string;
-    state: string;
-  }>({
+  const result = await db.pool.query<Omit<OrphanRow, 'seq'> & { seq: string }>({
     name: ignoreLeases ? 'tandem_find_running' : 'tandem_find_orphans',
-    text: `SELECT id, agent, tenant, owner, context_id, seq, state FROM ${db.names.tasks}
-           WHERE state IN ${RUNNING_STATES} ${ignoreLeases ? '' : 'AND lease_expires_at <= now()'}
+    text: `SELECT id, agent, tenant, owner, context_id AS "contextId", seq, state
+           FROM ${db.names.tasks}
+           WHERE state IN ${ACTIVE} ${ignoreLeases ? '' : 'AND lease_expires_at <= now()'}
            ORDER BY lease_expires_at LIMIT $1`,
     values: [limit],
   });
-  return result.rows.map((row) => ({
-    scope: { agent: row.agent, tenant: row.tenant, owner: row.owner },
-    taskId: row.id,
-    contextId: row.context_id,
-    seq: toNumber(row.seq),
-    state: row.state as TaskState,
-  }));
-}
-
-/**
- * Deletes up to `limit` tasks that ended before `terminalBefore`; their log, history and
- * artifacts go with them (`ON DELETE CASCADE`). Rows another transaction holds are skipped, so
- * replicas purging at the same time neither wait for nor delete the same tasks.
- */
-export async function purgeTerminalTasks(
-  db: PostgresDatabase,
-  terminalBefore: number,
-  limit: number,
-): Promise<number> {
-  const tasks = db.names.tasks;
-  const result = await db.pool.query({
-    name: 'tandem_purge',
-    text: `DELETE FROM ${tasks} WHERE id IN (
-             SELECT id FROM ${tasks}
-             WHERE state IN ${TERMINAL_STATES} AND status_time < $1
-             ORDER BY status_time LIMIT $2
-             FOR UPDATE SKIP LOCKED)`,
-    values: [terminalBefore, limit],
-  });
-  return result.rowCount ?? 0;
+  return result.rows.map((row) => orphanFromRow({ ...row, seq: toNumber(row.seq) }));
 }

@@ -12,16 +12,8 @@
  */
 
 import type { QueryConfig } from 'pg';
-import type {
-  Artifact,
-  Message,
-  Part,
-  StreamResponse,
-  Task,
-  TaskState,
-  TaskStatus,
-} from '../../protocol/generated/types.js';
-import type { Struct } from '../../protocol/json.js';
+import type { Artifact, Message, Part, Task } from '../../protocol/generated/types.js';
+import { logEntryFromRow, taskFromRow, taskStateOf, type ProjectionRow } from '../sql/task-rows.js';
 import type {
   StoredTask,
   TaskListPage,
@@ -33,12 +25,8 @@ import type {
 import { toNumber, type PostgresDatabase, type PostgresNames } from './postgres-database.js';
 import { StatementParams } from './postgres-statements.js';
 
-/** The columns read for a task, as the row arrives. */
-interface TaskRow {
-  readonly id: string;
-  readonly context_id: string;
-  readonly status: string;
-  readonly metadata: string | null;
+/** The columns read for a task, as the row arrives (`bigint` columns as text). */
+interface TaskRow extends ProjectionRow {
   readonly seq: string;
   readonly state: string;
   readonly status_time: string;
@@ -48,7 +36,10 @@ interface TaskRow {
   readonly artifacts: string | null;
 }
 
-const TASK_COLUMNS = 't.id, t.context_id, t.status, t.metadata, t.seq, t.state, t.status_time';
+const TASK_COLUMNS =
+  't.id, t.context_id AS "contextId", t.status, t.metadata, t.seq, t.state, t.status_time';
+/** The same columns, read again from a page of rows that already names them so. */
+const PAGE_COLUMNS = 't.id, t."contextId", t.status, t.metadata, t.seq, t.state, t.status_time';
 
 /** The history of task row `t` the view asks for, or `NULL`. */
 function historyColumn(n: PostgresNames, p: StatementParams, view: TaskViewOptions): string {
@@ -73,23 +64,20 @@ function artifactsColumn(n: PostgresNames, view: TaskViewOptions): string {
            FROM ${n.artifacts} a WHERE a.task_id = t.id)`;
 }
 
+/** The task of a row, its history and artifacts parsed from their aggregated columns. */
 function taskOf(row: TaskRow, view: TaskViewOptions): Task {
-  const task: Task = {
-    id: row.id,
-    contextId: row.context_id,
-    status: JSON.parse(row.status) as TaskStatus,
-  };
+  let artifacts: Artifact[] | undefined;
   if (view.includeArtifacts !== false) {
     const stored = JSON.parse(`[${row.artifacts ?? ''}]`) as [Omit<Artifact, 'parts'>, Part[]][];
-    task.artifacts = stored.map(([fields, parts]) => ({ ...fields, parts }));
+    artifacts = stored.map(([fields, parts]) => ({ ...fields, parts }));
   }
-  if (view.historyLength !== 0) task.history = JSON.parse(`[${row.history ?? ''}]`) as Message[];
-  if (row.metadata !== null) task.metadata = JSON.parse(row.metadata) as Struct;
-  return task;
+  const history =
+    view.historyLength === 0 ? undefined : (JSON.parse(`[${row.history ?? ''}]`) as Message[]);
+  return taskFromRow(row, history, artifacts);
 }
 
 function storedOf(row: TaskRow, view: TaskViewOptions): StoredTask {
-  return { task: taskOf(row, view), seq: toNumber(row.seq), state: row.state as TaskState };
+  return { task: taskOf(row, view), seq: toNumber(row.seq), state: taskStateOf(row) };
 }
 
 /** Names a prepared statement after the shape of the view, so each shape is planned once. */
@@ -159,7 +147,7 @@ export async function listTasks(
       FROM ${n.tasks} t WHERE ${matching} ${after}
       ORDER BY t.status_time DESC, t.id DESC LIMIT ${size} + 1
     )
-    SELECT c.total_size, ${TASK_COLUMNS}, t.rn,
+    SELECT c.total_size, ${PAGE_COLUMNS}, t.rn,
            CASE WHEN t.rn <= ${size} THEN ${historyColumn(n, p, query)} END AS history,
            CASE WHEN t.rn <= ${size} THEN ${artifactsColumn(n, query)} END AS artifacts
     FROM (${
@@ -216,11 +204,7 @@ export async function readEvents(
   const entries: TaskLogEntry[] = [];
   for (const row of result.rows) {
     if (row.seq === null || row.event === null) continue;
-    entries.push({
-      seq: toNumber(row.seq),
-      payload: JSON.parse(row.event) as StreamResponse,
-      json: row.event,
-    });
+    entries.push(logEntryFromRow(toNumber(row.seq), row.event));
   }
   return entries;
 }

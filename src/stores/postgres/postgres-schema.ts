@@ -9,7 +9,7 @@
  * drops duplicate keys and rejects `\u0000`), and it costs no parsing on the server.
  */
 
-import { ConfigurationError } from '../../protocol/local-errors.js';
+import { pendingMigrations, type SchemaMigration } from '../sql/schema-migrations.js';
 import {
   toNumber,
   withTransaction,
@@ -17,20 +17,24 @@ import {
   type PostgresNames,
 } from './postgres-database.js';
 
-/** One step of the schema's history. Never edit a released migration; add the next one. */
+/**
+ * The active and terminal states as the released migrations wrote them into their partial
+ * indexes: part of those migrations' text, so frozen here rather than derived from
+ * `protocol/task-state.ts`. Queries that must use these indexes list the states the same way
+ * (a test checks that they still do).
+ */
+export const MIGRATED_ACTIVE_STATES_SQL = `('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')`;
+export const MIGRATED_TERMINAL_STATES_SQL = `('TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED')`;
+
+/** One step of the schema's history, for the schema's names. Never edit a released one. */
 interface Migration {
-  readonly version: number;
+  readonly description: string;
   readonly up: (names: PostgresNames) => string;
 }
 
-/** SQL list of the states a live execution works in; partial indexes and queries share it. */
-export const RUNNING_STATES = `('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')`;
-/** SQL list of the terminal states; partial indexes and queries share it. */
-export const TERMINAL_STATES = `('TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED')`;
-
 const MIGRATIONS: readonly Migration[] = [
   {
-    version: 1,
+    description: 'tasks, event log, history, artifacts and artifact parts',
     up: (n) => `
       -- One row per task: its scope, the columns listing filters and sorts on, the projection's
       -- status and metadata (JSON text), the last event's seq (the version every append checks)
@@ -58,11 +62,11 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX tasks_by_state
         ON ${n.tasks} (agent, tenant, owner, state, status_time DESC, id DESC);
       CREATE INDEX tasks_running_by_lease
-        ON ${n.tasks} (lease_expires_at) WHERE state IN ${RUNNING_STATES};
+        ON ${n.tasks} (lease_expires_at) WHERE state IN ${MIGRATED_ACTIVE_STATES_SQL};
       CREATE INDEX tasks_by_lease_holder
         ON ${n.tasks} (lease_holder) WHERE lease_holder IS NOT NULL;
       CREATE INDEX tasks_terminal_by_time
-        ON ${n.tasks} (status_time) WHERE state IN ${TERMINAL_STATES};
+        ON ${n.tasks} (status_time) WHERE state IN ${MIGRATED_TERMINAL_STATES_SQL};
 
       -- The append-only log: StreamResponse JSON exactly as the runtime serialized it.
       CREATE TABLE ${n.events} (
@@ -107,6 +111,15 @@ const MIGRATIONS: readonly Migration[] = [
 /** The schema version this code writes and reads. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
+/** The migrations of the schema `names` describe, numbered 1, 2, ... */
+function migrationsFor(names: PostgresNames): SchemaMigration[] {
+  return MIGRATIONS.map((migration, index) => ({
+    version: index + 1,
+    description: migration.description,
+    sql: migration.up(names),
+  }));
+}
+
 /**
  * Creates the schema if missing and applies the migrations it lacks, all in one transaction
  * holding a transaction-scoped advisory lock keyed by the schema name: concurrent openers wait,
@@ -133,16 +146,10 @@ export async function migrateSchema(db: PostgresDatabase): Promise<void> {
     const current = await client.query<{ version: string | number }>(
       `SELECT COALESCE(max(version), 0) AS version FROM ${names.migrations}`,
     );
+    const target = { name: `PostgreSQL schema "${names.schema}"`, kind: 'schema' };
     const version = toNumber(current.rows[0]?.version ?? 0);
-    if (version > SCHEMA_VERSION) {
-      throw new ConfigurationError(
-        `PostgreSQL schema "${names.schema}" is at schema version ${version} but this Tandem ` +
-          `supports up to ${SCHEMA_VERSION}; upgrade Tandem, or point the store at another schema`,
-      );
-    }
-    for (const migration of MIGRATIONS) {
-      if (migration.version <= version) continue;
-      await client.query(migration.up(names));
+    for (const migration of pendingMigrations(target, version, migrationsFor(names))) {
+      await client.query(migration.sql);
       await client.query(`INSERT INTO ${names.migrations} (version) VALUES ($1)`, [
         migration.version,
       ]);

@@ -21,12 +21,13 @@ import type {
   AppendRequest,
   AppendResult,
   CreateTaskRequest,
-  OrphanedTask,
   StoredTask,
-  TaskChangeListener,
+  TaskChangeFeed,
+  TaskLeases,
   TaskListPage,
   TaskListQuery,
   TaskLogEntry,
+  TaskRetention,
   TaskScope,
   TaskStore,
   TaskViewOptions,
@@ -37,8 +38,9 @@ import {
   type PostgresDatabase,
   type PostgresErrorHandler,
 } from './postgres-database.js';
-import * as leases from './postgres-leases.js';
+import { postgresLeases } from './postgres-leases.js';
 import * as reads from './postgres-reads.js';
+import { postgresRetention } from './postgres-retention.js';
 import { migrateSchema } from './postgres-schema.js';
 import * as writes from './postgres-writes.js';
 
@@ -71,6 +73,19 @@ const ignoreError: PostgresErrorHandler = () => {};
 
 /** The PostgreSQL task store. Create it with {@link PostgresTaskStore.open}. */
 export class PostgresTaskStore implements TaskStore {
+  /** Replicas share the schema: each runs some of its tasks. */
+  readonly topology = 'shared';
+  /** Each append waits for the one before: another replica may have written in between. */
+  readonly pipelinedAppends = false;
+  /** Lease expiry is measured on the database clock (see `postgres-leases.ts`). */
+  readonly leases: TaskLeases;
+  readonly retention: TaskRetention;
+  /**
+   * Hears every append committed to this schema — by any replica, this one included — as
+   * `(taskId, seq)`. `listen` resolves once listening, so writes committed afterwards are
+   * delivered. All listeners share one connection.
+   */
+  readonly changeFeed: TaskChangeFeed;
   readonly #db: PostgresDatabase;
   readonly #listener: PostgresChangeListener;
   #closing: Promise<void> | undefined;
@@ -78,6 +93,9 @@ export class PostgresTaskStore implements TaskStore {
   private constructor(db: PostgresDatabase, listener: PostgresChangeListener) {
     this.#db = db;
     this.#listener = listener;
+    this.leases = postgresLeases(db);
+    this.retention = postgresRetention(db);
+    this.changeFeed = { listen: (changes) => listener.add(changes) };
   }
 
   /**
@@ -146,35 +164,6 @@ export class PostgresTaskStore implements TaskStore {
 
   readEvents(taskId: string, afterSeq: number, limit: number): Promise<TaskLogEntry[] | undefined> {
     return reads.readEvents(this.#db, taskId, afterSeq, limit);
-  }
-
-  acquireLease(taskId: string, holder: string, leaseMs: number): Promise<boolean> {
-    return leases.acquireLease(this.#db, taskId, holder, leaseMs);
-  }
-
-  renewLeases(holder: string, leaseMs: number): Promise<void> {
-    return leases.renewLeases(this.#db, holder, leaseMs);
-  }
-
-  releaseLease(taskId: string, holder: string): Promise<void> {
-    return leases.releaseLease(this.#db, taskId, holder);
-  }
-
-  findOrphanedTasks(limit: number, options?: { ignoreLeases?: boolean }): Promise<OrphanedTask[]> {
-    return leases.findOrphanedTasks(this.#db, limit, options?.ignoreLeases === true);
-  }
-
-  purgeTerminalTasks(terminalBefore: number, limit: number): Promise<number> {
-    return leases.purgeTerminalTasks(this.#db, terminalBefore, limit);
-  }
-
-  /**
-   * Hears every append committed to this schema — by any replica, this one included — as
-   * `(taskId, seq)`. Resolves once listening, so writes committed afterwards are delivered.
-   * All listeners share one connection; the returned function removes this one.
-   */
-  listenForChanges(listener: TaskChangeListener): Promise<() => Promise<void>> {
-    return this.#listener.add(listener);
   }
 
   /** Closes the change listener's connection and the pool. Calling it again is harmless. */

@@ -11,9 +11,10 @@
  */
 
 import type { PoolClient, QueryConfig } from 'pg';
-import type { Artifact } from '../../protocol/generated/types.js';
-import { createEventsProblem, lastSeqOf } from '../task-log.js';
-import { statusTimeOf } from '../task-projection.js';
+import { InvalidTaskWriteError, TaskExistsError } from '../../protocol/local-errors.js';
+import { carriesArtifactFields } from '../../protocol/task-projection.js';
+import { artifactFieldsJson, mergedArtifactFieldsJson } from '../sql/task-rows.js';
+import { createEventsProblem, lastSeqOf, statusTimeOf } from '../task-log.js';
 import type {
   AppendRequest,
   AppendResult,
@@ -77,25 +78,15 @@ function planOf(events: readonly TaskLogEntry[], mutations: readonly TaskMutatio
   return plan;
 }
 
-/** True when an appended chunk replaces some of the artifact's fields besides its parts. */
-function changesFields(artifact: Artifact): boolean {
-  return (
-    artifact.name !== undefined ||
-    artifact.description !== undefined ||
-    artifact.metadata !== undefined ||
-    artifact.extensions !== undefined
-  );
-}
-
 /** The write of an artifact whose stored fields need no reading first. */
 function artifactWrite(mutation: ArtifactMutation, fields?: string): ArtifactWrite {
-  const { parts, ...rest } = mutation.artifact;
+  const { artifact } = mutation;
   return {
-    artifactId: mutation.artifact.artifactId,
-    fields: fields ?? JSON.stringify(rest),
-    keepFields: mutation.append && fields === undefined && !changesFields(mutation.artifact),
+    artifactId: artifact.artifactId,
+    fields: fields ?? artifactFieldsJson(artifact),
+    keepFields: mutation.append && fields === undefined && !carriesArtifactFields(artifact),
     append: mutation.append,
-    parts: parts.map((part) => JSON.stringify(part)),
+    parts: artifact.parts.map((part) => JSON.stringify(part)),
   };
 }
 
@@ -103,14 +94,15 @@ function artifactWrite(mutation: ArtifactMutation, fields?: string): ArtifactWri
 function isSingleStatement(plan: WritePlan): boolean {
   const [first, ...more] = plan.artifacts;
   return (
-    more.length === 0 && (first === undefined || !first.append || !changesFields(first.artifact))
+    more.length === 0 &&
+    (first === undefined || !first.append || !carriesArtifactFields(first.artifact))
   );
 }
 
 /**
  * Applies artifact mutations one statement each, in order, inside a transaction whose version
  * check already passed. An append that changes fields merges them into the stored ones first,
- * as `applyMutation` does: the given fields replace the old, the others stay.
+ * by the rule every store shares (`mergeArtifactFields`).
  */
 async function writeArtifacts(
   client: PoolClient,
@@ -120,20 +112,12 @@ async function writeArtifacts(
 ): Promise<void> {
   for (const mutation of mutations) {
     let fields: string | undefined;
-    if (mutation.append && changesFields(mutation.artifact)) {
+    if (mutation.append && carriesArtifactFields(mutation.artifact)) {
       const stored = await client.query<{ fields: string }>(
         artifactFieldsQuery(n, taskId, mutation.artifact.artifactId),
       );
       const old = stored.rows[0];
-      if (old !== undefined) {
-        const { name, description, metadata, extensions } = mutation.artifact;
-        const merged = JSON.parse(old.fields) as Omit<Artifact, 'parts'>;
-        if (name !== undefined) merged.name = name;
-        if (description !== undefined) merged.description = description;
-        if (metadata !== undefined) merged.metadata = metadata;
-        if (extensions !== undefined) merged.extensions = extensions;
-        fields = JSON.stringify(merged);
-      }
+      if (old !== undefined) fields = mergedArtifactFieldsJson(old.fields, mutation.artifact);
     }
     await client.query(artifactStatement(n, taskId, artifactWrite(mutation, fields)));
   }
@@ -148,7 +132,9 @@ function createStatement(
   const { task, scope } = request;
   const p = new StatementParams();
   const status = plan.status;
-  if (status === undefined) throw new TypeError('createTask needs the task status');
+  if (status === undefined) {
+    throw new InvalidTaskWriteError(`Task ${task.id} is created without a status`);
+  }
   const holder = p.add(request.leaseHolder ?? null, 'text');
   const row = [
     p.add(task.id, 'text'),
@@ -205,7 +191,7 @@ export async function createTask(db: PostgresDatabase, request: CreateTaskReques
     });
   } catch (error) {
     if (hasSqlState(error, UNIQUE_VIOLATION)) {
-      throw new Error(`Task ${task.id} already exists`, { cause: error });
+      throw new TaskExistsError(task.id, { cause: error });
     }
     throw error;
   }

@@ -8,7 +8,7 @@
  * is a new migration with the next version.
  */
 
-import { ConfigurationError } from '../../protocol/local-errors.js';
+import { ConfigurationError, UsageError } from '../../protocol/local-errors.js';
 
 /** One step of a schema's history. Versions start at 1 and increase by 1. */
 export interface SchemaMigration {
@@ -30,7 +30,7 @@ export interface MigrationTarget {
 /**
  * The migrations a database at `currentVersion` still needs, in order. Throws a
  * `ConfigurationError` naming the target when the database is newer than `migrations` know, and a
- * `TypeError` when the list itself is not numbered 1, 2, 3, ...
+ * `UsageError` when the list itself is not numbered 1, 2, 3, ...
  */
 export function pendingMigrations(
   target: MigrationTarget,
@@ -39,7 +39,7 @@ export function pendingMigrations(
 ): readonly SchemaMigration[] {
   migrations.forEach((migration, index) => {
     if (migration.version !== index + 1) {
-      throw new TypeError(
+      throw new UsageError(
         `Schema migration "${migration.description}" has version ${migration.version}; expected ${index + 1}`,
       );
     }

@@ -45,14 +45,17 @@
  */
 
 import type Database from 'better-sqlite3';
-import { ConfigurationError } from '../../protocol/local-errors.js';
+import { asError, ConfigurationError } from '../../protocol/local-errors.js';
 import { pendingMigrations, type SchemaMigration } from '../sql/schema-migrations.js';
 
-/** The states a running execution holds a lease in; as an SQL list. */
-export const ACTIVE_STATES_SQL = `('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')`;
-
-/** The terminal states, as an SQL list. */
-export const TERMINAL_STATES_SQL = `('TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED')`;
+/**
+ * The active and terminal states as the released migrations wrote them into their partial
+ * indexes: part of those migrations' text, so frozen here rather than derived from
+ * `protocol/task-state.ts`. Queries that must use these indexes list the states the same way
+ * (a test checks that they still do).
+ */
+export const MIGRATED_ACTIVE_STATES_SQL = `('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')`;
+export const MIGRATED_TERMINAL_STATES_SQL = `('TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED')`;
 
 /** Every schema version so far, oldest first. Never edit a released entry; append a new one. */
 export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
@@ -84,9 +87,9 @@ export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
       CREATE INDEX tasks_by_state
         ON tasks (agent, tenant, owner, state, status_time DESC, id DESC);
       CREATE INDEX tasks_active_by_lease
-        ON tasks (lease_expires_at) WHERE state IN ${ACTIVE_STATES_SQL};
+        ON tasks (lease_expires_at) WHERE state IN ${MIGRATED_ACTIVE_STATES_SQL};
       CREATE INDEX tasks_terminal_by_time
-        ON tasks (status_time) WHERE state IN ${TERMINAL_STATES_SQL};
+        ON tasks (status_time) WHERE state IN ${MIGRATED_TERMINAL_STATES_SQL};
       CREATE INDEX tasks_by_lease_holder
         ON tasks (lease_holder) WHERE lease_holder IS NOT NULL;
 
@@ -227,9 +230,9 @@ export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
       CREATE INDEX tasks_by_context ON tasks (agent, tenant, owner, context_id, status_time, id);
       CREATE INDEX tasks_by_state ON tasks (agent, tenant, owner, state, status_time, id);
       CREATE INDEX tasks_active_by_lease
-        ON tasks (lease_expires_at) WHERE state IN ${ACTIVE_STATES_SQL};
+        ON tasks (lease_expires_at) WHERE state IN ${MIGRATED_ACTIVE_STATES_SQL};
       CREATE INDEX tasks_terminal_by_time
-        ON tasks (status_time) WHERE state IN ${TERMINAL_STATES_SQL};
+        ON tasks (status_time) WHERE state IN ${MIGRATED_TERMINAL_STATES_SQL};
       CREATE INDEX tasks_by_lease_holder
         ON tasks (lease_holder) WHERE lease_holder IS NOT NULL;
     `,
@@ -252,7 +255,7 @@ export function migrateSqliteSchema(db: Database.Database, path: string): number
         db.exec(migration.sql);
       } catch (error) {
         throw new ConfigurationError(
-          `${path} cannot be migrated to schema version ${migration.version} (${migration.description}): ${error instanceof Error ? error.message : String(error)}`,
+          `${path} cannot be migrated to schema version ${migration.version} (${migration.description}): ${asError(error).message}`,
           { cause: error },
         );
       }

@@ -6,19 +6,12 @@
  */
 
 import type Database from 'better-sqlite3';
+import { ACTIVE_STATES } from '../../protocol/task-state.js';
 import type { OrphanedTask } from '../task-store.js';
-import { taskStateOf } from '../sql/task-rows.js';
-import { ACTIVE_STATES_SQL } from './sqlite-migrations.js';
+import { orphanFromRow, sqlStateList, type OrphanRow } from '../sql/task-rows.js';
 
-interface OrphanRow {
-  readonly agent: string;
-  readonly tenant: string;
-  readonly owner: string;
-  readonly id: string;
-  readonly contextId: string;
-  readonly seq: number;
-  readonly state: string;
-}
+/** As the partial index `tasks_active_by_lease` lists them, so that the queries below use it. */
+const ACTIVE = sqlStateList(ACTIVE_STATES);
 
 /** Prepared statements for leases. */
 export class SqliteTaskLeases {
@@ -45,12 +38,12 @@ export class SqliteTaskLeases {
     // `lease_expires_at <= now` covers "no lease" too (0); the partial index answers it.
     this.#orphans = db.prepare<[number, number], OrphanRow>(
       `SELECT agent, tenant, owner, id, context_id AS contextId, seq, state FROM tasks
-       WHERE state IN ${ACTIVE_STATES_SQL} AND lease_expires_at <= ?
+       WHERE state IN ${ACTIVE} AND lease_expires_at <= ?
        ORDER BY lease_expires_at LIMIT ?`,
     );
     this.#active = db.prepare<[number], OrphanRow>(
       `SELECT agent, tenant, owner, id, context_id AS contextId, seq, state FROM tasks
-       WHERE state IN ${ACTIVE_STATES_SQL} AND lease_expires_at >= 0
+       WHERE state IN ${ACTIVE} AND lease_expires_at >= 0
        ORDER BY lease_expires_at LIMIT ?`,
     );
   }
@@ -72,12 +65,6 @@ export class SqliteTaskLeases {
   findOrphans(limit: number, ignoreLeases: boolean): OrphanedTask[] {
     if (limit <= 0) return [];
     const rows = ignoreLeases ? this.#active.all(limit) : this.#orphans.all(Date.now(), limit);
-    return rows.map((row) => ({
-      scope: { agent: row.agent, tenant: row.tenant, owner: row.owner },
-      taskId: row.id,
-      contextId: row.contextId,
-      seq: row.seq,
-      state: taskStateOf(row),
-    }));
+    return rows.map(orphanFromRow);
   }
 }

@@ -23,6 +23,7 @@ import type {
 import {
   artifactFromRow,
   logEntryFromRow,
+  messagesFromRows,
   taskFromRow,
   taskStateOf,
   type ArtifactRow,
@@ -156,12 +157,14 @@ export class SqliteTaskReads {
     const history =
       historyLength !== undefined && historyLength <= 0
         ? undefined
-        : this.#taskHistory.all(
-            row.key,
-            historyLength === undefined
-              ? 0
-              : Math.max(0, Math.ceil(row.historyCount - historyLength)),
-            row.key,
+        : messagesFromRows(
+            this.#taskHistory.all(
+              row.key,
+              historyLength === undefined
+                ? 0
+                : Math.max(0, Math.ceil(row.historyCount - historyLength)),
+              row.key,
+            ),
           );
     const artifacts = view.includeArtifacts === false ? undefined : this.#artifactsOf(row.key);
     return { task: taskFromRow(row, history, artifacts), seq: row.seq, state: taskStateOf(row) };
@@ -253,7 +256,7 @@ export class SqliteTaskReads {
     return rows.map((row) =>
       taskFromRow(
         row,
-        histories === undefined ? undefined : (histories.get(row.id) ?? []),
+        histories === undefined ? undefined : messagesFromRows(histories.get(row.id) ?? []),
         artifacts === undefined ? undefined : (artifacts.get(row.id) ?? []),
       ),
     );

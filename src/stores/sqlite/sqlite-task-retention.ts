@@ -6,7 +6,8 @@
  */
 
 import type Database from 'better-sqlite3';
-import { TERMINAL_STATES_SQL } from './sqlite-migrations.js';
+import { TERMINAL_STATES } from '../../protocol/task-state.js';
+import { sqlStateList } from '../sql/task-rows.js';
 import { childRangeSql } from './sqlite-task-keys.js';
 
 /** Prepared statements for purging terminal tasks. */
@@ -16,7 +17,7 @@ export class SqliteTaskRetention {
   constructor(db: Database.Database) {
     const pick = db
       .prepare<[number, number], number>(
-        `SELECT key FROM tasks WHERE state IN ${TERMINAL_STATES_SQL} AND status_time < ?
+        `SELECT key FROM tasks WHERE state IN ${sqlStateList(TERMINAL_STATES)} AND status_time < ?
          ORDER BY status_time LIMIT ?`,
       )
       .pluck();

@@ -25,17 +25,18 @@
 
 import { resolve as resolvePath } from 'node:path';
 import Database from 'better-sqlite3';
-import { ConfigurationError, UsageError } from '../../protocol/local-errors.js';
+import { asError, ConfigurationError, UsageError } from '../../protocol/local-errors.js';
 import { integerOption } from '../../protocol/integer-option.js';
 import type {
   AppendRequest,
   AppendResult,
   CreateTaskRequest,
-  OrphanedTask,
   StoredTask,
+  TaskLeases,
   TaskListPage,
   TaskListQuery,
   TaskLogEntry,
+  TaskRetention,
   TaskScope,
   TaskStore,
   TaskViewOptions,
@@ -88,14 +89,17 @@ const ROW_WRITE: WriteOptions = { urgent: true, afterDeferred: true };
 
 /** A task store in one SQLite file. Create it with {@link SqliteTaskStore.open}. */
 export class SqliteTaskStore implements TaskStore {
-  /** Writes queue in call order for the group commit, and the file has one process. */
-  readonly appliesWritesInOrder = true;
+  /** The file is locked by the one process that opened it. */
+  readonly topology = 'exclusive';
+  /** Writes queue in call order for the group commit. */
+  readonly pipelinedAppends = true;
+  /** Each lease change is one conditional UPDATE, committed with the writes around it. */
+  readonly leases: TaskLeases;
+  readonly retention: TaskRetention;
   readonly #db: Database.Database;
   readonly #path: string;
   readonly #reads: SqliteTaskReads;
   readonly #writes: SqliteTaskWrites;
-  readonly #leases: SqliteTaskLeases;
-  readonly #retention: SqliteTaskRetention;
   readonly #commits: SqliteGroupCommit;
   /** Absent for an in-memory database and under `synchronous: 'FULL'` (every commit syncs). */
   readonly #walWriteback: SqliteWalWriteback | undefined;
@@ -109,14 +113,26 @@ export class SqliteTaskStore implements TaskStore {
     this.#path = path;
     this.#reads = new SqliteTaskReads(db);
     this.#writes = new SqliteTaskWrites(db);
-    this.#leases = new SqliteTaskLeases(db);
-    this.#retention = new SqliteTaskRetention(db);
     this.#commits = new SqliteGroupCommit(db, {
       writeDeferred: () => this.#writes.writeDeferred(),
       onRollback: () => this.#writes.forgetAll(),
       onCommit: () => this.#walWriteback?.committed(),
     });
     this.#walWriteback = walWriteback;
+    const leases = new SqliteTaskLeases(db);
+    this.leases = {
+      acquire: (taskId, holder, leaseMs) =>
+        this.#writeRows(() => leases.acquire(taskId, holder, leaseMs)),
+      renew: (holder, leaseMs) => this.#writeRows(() => leases.renew(holder, leaseMs)),
+      release: (taskId, holder) => this.#writeRows(() => leases.release(taskId, holder)),
+      findOrphans: (limit, options) =>
+        this.#run(() => leases.findOrphans(limit, options?.ignoreLeases === true)),
+    };
+    const retention = new SqliteTaskRetention(db);
+    this.retention = {
+      purgeTerminalTasks: (terminalBefore, limit) =>
+        this.#writeRows(() => retention.purge(terminalBefore, limit)),
+    };
   }
 
   /**
@@ -164,7 +180,7 @@ export class SqliteTaskStore implements TaskStore {
     try {
       return Promise.resolve(operation());
     } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      return Promise.reject(asError(error));
     }
   }
 
@@ -205,29 +221,6 @@ export class SqliteTaskStore implements TaskStore {
 
   readEvents(taskId: string, afterSeq: number, limit: number): Promise<TaskLogEntry[] | undefined> {
     return this.#run(() => this.#reads.readEvents(taskId, afterSeq, limit));
-  }
-
-  acquireLease(taskId: string, holder: string, leaseMs: number): Promise<boolean> {
-    return this.#writeRows(() => this.#leases.acquire(taskId, holder, leaseMs));
-  }
-
-  renewLeases(holder: string, leaseMs: number): Promise<void> {
-    return this.#writeRows(() => this.#leases.renew(holder, leaseMs));
-  }
-
-  releaseLease(taskId: string, holder: string): Promise<void> {
-    return this.#writeRows(() => this.#leases.release(taskId, holder));
-  }
-
-  findOrphanedTasks(
-    limit: number,
-    options: { ignoreLeases?: boolean } = {},
-  ): Promise<OrphanedTask[]> {
-    return this.#run(() => this.#leases.findOrphans(limit, options.ignoreLeases === true));
-  }
-
-  purgeTerminalTasks(terminalBefore: number, limit: number): Promise<number> {
-    return this.#writeRows(() => this.#retention.purge(terminalBefore, limit));
   }
 
   /** Closes the file; later calls reject with a `UsageError`. Closing twice is harmless. */

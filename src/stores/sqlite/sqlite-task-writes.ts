@@ -16,11 +16,11 @@
 
 import type Database from 'better-sqlite3';
 import type { Artifact, Message, TaskStatus } from '../../protocol/generated/types.js';
+import { TaskExistsError } from '../../protocol/local-errors.js';
 import { isTerminalState } from '../../protocol/task-state.js';
-import { statusTimeOf } from '../task-projection.js';
 import type { AppendRequest, AppendResult, CreateTaskRequest } from '../task-store.js';
 import { artifactFieldsJson, mergedArtifactFieldsJson } from '../sql/task-rows.js';
-import { createEventsProblem, lastSeqOf } from '../task-log.js';
+import { createEventsProblem, lastSeqOf, statusTimeOf } from '../task-log.js';
 import { SqliteDeferredRows } from './sqlite-deferred-rows.js';
 import {
   checkPosition,
@@ -148,7 +148,7 @@ export class SqliteTaskWrites {
     const { task, events, scope } = request;
     const problem = createEventsProblem(events);
     if (problem !== undefined) throw problem;
-    if (this.#deferred.exists(task.id)) throw new Error(`Task ${task.id} already exists`);
+    if (this.#deferred.exists(task.id)) throw new TaskExistsError(task.id);
     const statusTime = statusTimeOf(task.status);
     const key = this.#nextKey;
     checkTaskKey(key);

@@ -2,6 +2,7 @@
 
 import { MemoryTaskStore } from '../../../src/stores/memory-task-store.js';
 import { describe, expect, it } from 'vitest';
+import { InvalidTaskWriteError, TaskExistsError } from '../../../src/protocol/local-errors.js';
 import type { Task } from '../../../src/protocol/generated/types.js';
 import {
   T0,
@@ -18,6 +19,35 @@ import {
 } from './builders.js';
 
 export function describeBasics(open: OpenStore): void {
+  describe('declarations', () => {
+    const store = useStore(open);
+
+    it('declares its topology, with a change feed exactly when it is shared', () => {
+      const { topology, changeFeed, pipelinedAppends } = store();
+      expect(['exclusive', 'shared']).toContain(topology);
+      expect(changeFeed !== undefined).toBe(topology === 'shared');
+      expect(typeof pipelinedAppends).toBe('boolean');
+    });
+
+    it('applies writes called without waiting in call order, when it says appends pipeline', async () => {
+      if (!store().pipelinedAppends) return;
+      const task = newTask('t1');
+      const created = store().createTask(createRequest(task));
+      const appends = [1, 2, 3].map((seq) =>
+        store().append({
+          taskId: 't1',
+          expectedSeq: seq,
+          events: [logEntry(seq + 1, { message: message(`m${seq}`, `${seq}`) })],
+          mutations: [{ kind: 'history', message: message(`m${seq}`, `${seq}`) }],
+        }),
+      );
+      await created;
+      expect(await Promise.all(appends)).toEqual([2, 3, 4].map((seq) => ({ ok: true, seq })));
+      const stored = await store().getTask(scope, 't1');
+      expect(stored?.task.history?.map((m) => m.messageId)).toEqual(['t1-m0', 'm1', 'm2', 'm3']);
+    });
+  });
+
   describe('create, get and scope', () => {
     const store = useStore(open);
 
@@ -98,12 +128,16 @@ export function describeBasics(open: OpenStore): void {
 
     it('refuses to create a task without events or with a gap in them, writing nothing', async () => {
       const task = newTask('t1');
-      await expect(store().createTask({ scope, task, events: [] })).rejects.toThrow(
-        'at least one event',
-      );
-      await expect(
-        store().createTask({ scope, task, events: [logEntry(1, { task }), logEntry(3, { task })] }),
-      ).rejects.toThrow('Event seq 3 does not follow 1');
+      const empty = store().createTask({ scope, task, events: [] });
+      await expect(empty).rejects.toBeInstanceOf(InvalidTaskWriteError);
+      await expect(empty).rejects.toThrow('at least one event');
+      const gap = store().createTask({
+        scope,
+        task,
+        events: [logEntry(1, { task }), logEntry(3, { task })],
+      });
+      await expect(gap).rejects.toBeInstanceOf(InvalidTaskWriteError);
+      await expect(gap).rejects.toThrow('Event seq 3 does not follow 1');
       expect(await store().getTask(scope, 't1')).toBeUndefined();
     });
 
@@ -132,10 +166,12 @@ export function describeBasics(open: OpenStore): void {
       await createTask(store(), 't1');
       const before = await store().getTask(scope, 't1');
       const duplicate = newTask('t1', { history: [message('other', 'other')] });
-      await expect(store().createTask(createRequest(duplicate))).rejects.toThrow();
+      const again = store().createTask(createRequest(duplicate));
+      await expect(again).rejects.toBeInstanceOf(TaskExistsError);
+      await expect(again).rejects.toThrow('Task t1 already exists');
       await expect(
         store().createTask(createRequest(duplicate, { scope: { ...scope, owner: 'bob' } })),
-      ).rejects.toThrow();
+      ).rejects.toBeInstanceOf(TaskExistsError);
       expect(await store().getTask(scope, 't1')).toEqual(before);
       expect(await store().getTask({ ...scope, owner: 'bob' }, 't1')).toBeUndefined();
       expect(await store().readEvents('t1', 0, 10)).toHaveLength(1);
@@ -192,7 +228,7 @@ export function describeBasics(open: OpenStore): void {
           events: [logEntry(3, { message: message('gap', 'gap') })],
           mutations: [{ kind: 'history', message: message('gap', 'gap') }],
         }),
-      ).rejects.toThrow();
+      ).rejects.toBeInstanceOf(InvalidTaskWriteError);
       expect(await store().getTask(scope, 't1')).toEqual(before);
       expect(await writer.addMessage(message('next', 'next'))).toEqual({ ok: true, seq: 2 });
     });
@@ -211,7 +247,7 @@ export function describeBasics(open: OpenStore): void {
             { kind: 'status', status: bad },
           ],
         }),
-      ).rejects.toThrow();
+      ).rejects.toBeInstanceOf(InvalidTaskWriteError);
       expect(await store().getTask(scope, 't1')).toEqual(before);
       expect(await store().readEvents('t1', 0, 10)).toHaveLength(1);
     });

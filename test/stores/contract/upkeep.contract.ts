@@ -12,43 +12,43 @@ export function describeUpkeep(open: OpenStore): void {
 
     it('grants a free lease, refuses a live one held by another, lets the holder renew', async () => {
       await createTask(store(), 't1');
-      expect(await store().acquireLease('t1', 'A', LONG)).toBe(true);
-      expect(await store().acquireLease('t1', 'B', LONG)).toBe(false);
-      expect(await store().acquireLease('t1', 'A', LONG)).toBe(true);
-      expect(await store().acquireLease('nope', 'A', LONG)).toBe(false);
+      expect(await store().leases.acquire('t1', 'A', LONG)).toBe(true);
+      expect(await store().leases.acquire('t1', 'B', LONG)).toBe(false);
+      expect(await store().leases.acquire('t1', 'A', LONG)).toBe(true);
+      expect(await store().leases.acquire('nope', 'A', LONG)).toBe(false);
     });
 
     it('lets another holder take an expired lease', async () => {
       await createTask(store(), 't1');
-      expect(await store().acquireLease('t1', 'A', 1)).toBe(true);
+      expect(await store().leases.acquire('t1', 'A', 1)).toBe(true);
       await sleep(20);
-      expect(await store().acquireLease('t1', 'B', LONG)).toBe(true);
-      expect(await store().acquireLease('t1', 'A', LONG)).toBe(false);
+      expect(await store().leases.acquire('t1', 'B', LONG)).toBe(true);
+      expect(await store().leases.acquire('t1', 'A', LONG)).toBe(false);
     });
 
     it('leases a task at creation when asked', async () => {
       await createTask(store(), 't1', {}, { leaseHolder: 'A', leaseMs: LONG });
-      expect(await store().acquireLease('t1', 'B', LONG)).toBe(false);
-      expect(await store().acquireLease('t1', 'A', LONG)).toBe(true);
+      expect(await store().leases.acquire('t1', 'B', LONG)).toBe(false);
+      expect(await store().leases.acquire('t1', 'A', LONG)).toBe(true);
     });
 
     it('renews every lease of a holder and only those', async () => {
       await createTask(store(), 't1', {}, { leaseHolder: 'A', leaseMs: 40 });
       await createTask(store(), 't2', {}, { leaseHolder: 'A', leaseMs: 40 });
       await createTask(store(), 't3', {}, { leaseHolder: 'C', leaseMs: 40 });
-      await store().renewLeases('A', LONG);
+      await store().leases.renew('A', LONG);
       await sleep(80);
-      expect(await store().acquireLease('t1', 'B', LONG)).toBe(false);
-      expect(await store().acquireLease('t2', 'B', LONG)).toBe(false);
-      expect(await store().acquireLease('t3', 'B', LONG)).toBe(true);
+      expect(await store().leases.acquire('t1', 'B', LONG)).toBe(false);
+      expect(await store().leases.acquire('t2', 'B', LONG)).toBe(false);
+      expect(await store().leases.acquire('t3', 'B', LONG)).toBe(true);
     });
 
     it('releases a lease for its holder only', async () => {
       await createTask(store(), 't1', {}, { leaseHolder: 'A', leaseMs: LONG });
-      await store().releaseLease('t1', 'B');
-      expect(await store().acquireLease('t1', 'B', LONG)).toBe(false);
-      await store().releaseLease('t1', 'A');
-      expect(await store().acquireLease('t1', 'B', LONG)).toBe(true);
+      await store().leases.release('t1', 'B');
+      expect(await store().leases.acquire('t1', 'B', LONG)).toBe(false);
+      await store().leases.release('t1', 'A');
+      expect(await store().leases.acquire('t1', 'B', LONG)).toBe(true);
     });
   });
 
@@ -76,7 +76,7 @@ export function describeUpkeep(open: OpenStore): void {
       for (const [id, state, leased] of tasks) {
         await createTask(store(), id, { state, contextId: `ctx-${id}` }, leased ?? {});
       }
-      await store().releaseLease('submitted-released', 'B');
+      await store().leases.release('submitted-released', 'B');
       const writer = await createTask(store(), 'moved-on', {}, { leaseHolder: 'A', leaseMs: 1 });
       await writer.setStatus('TASK_STATE_WORKING', T0 + 1);
       await writer.setStatus('TASK_STATE_INPUT_REQUIRED', T0 + 2);
@@ -85,7 +85,7 @@ export function describeUpkeep(open: OpenStore): void {
 
     it('finds running tasks whose lease expired or that have none', async () => {
       await seed();
-      const orphans = await store().findOrphanedTasks(100);
+      const orphans = await store().leases.findOrphans(100);
       expect(orphans.map((o) => o.taskId).sort()).toEqual([
         'submitted-free',
         'submitted-released',
@@ -103,12 +103,12 @@ export function describeUpkeep(open: OpenStore): void {
 
     it('returns at most limit orphans', async () => {
       await seed();
-      expect(await store().findOrphanedTasks(2)).toHaveLength(2);
+      expect(await store().leases.findOrphans(2)).toHaveLength(2);
     });
 
     it('ignores leases when asked', async () => {
       await seed();
-      const all = await store().findOrphanedTasks(100, { ignoreLeases: true });
+      const all = await store().leases.findOrphans(100, { ignoreLeases: true });
       expect(all.map((o) => o.taskId).sort()).toEqual([
         'submitted-free',
         'submitted-released',
@@ -142,7 +142,7 @@ export function describeUpkeep(open: OpenStore): void {
 
       const batches: number[] = [];
       for (;;) {
-        const purged = await store().purgeTerminalTasks(cutoff, 2);
+        const purged = await store().retention.purgeTerminalTasks(cutoff, 2);
         batches.push(purged);
         if (purged < 2) break;
       }
@@ -150,7 +150,7 @@ export function describeUpkeep(open: OpenStore): void {
       for (const [id] of old) {
         expect(await store().getTask(scope, id)).toBeUndefined();
         expect(await store().readEvents(id, 0, 10)).toBeUndefined();
-        expect(await store().acquireLease(id, 'A', LONG)).toBe(false);
+        expect(await store().leases.acquire(id, 'A', LONG)).toBe(false);
       }
       for (const id of kept) {
         expect((await store().getTask(scope, id))?.task.id).toBe(id);
@@ -159,12 +159,12 @@ export function describeUpkeep(open: OpenStore): void {
       const page = await store().listTasks(scope, { pageSize: 10 });
       expect(page.tasks.map((task) => task.id).sort()).toEqual(kept);
       expect(page.totalSize).toBe(3);
-      expect(await store().purgeTerminalTasks(cutoff + LONG, 0)).toBe(0);
+      expect(await store().retention.purgeTerminalTasks(cutoff + LONG, 0)).toBe(0);
     });
 
     it('lets a purged id be used again', async () => {
       await createTask(store(), 't1', { state: 'TASK_STATE_COMPLETED', time: T0 });
-      expect(await store().purgeTerminalTasks(T0 + 1, 10)).toBe(1);
+      expect(await store().retention.purgeTerminalTasks(T0 + 1, 10)).toBe(1);
       const writer = await createTask(store(), 't1', { time: T0 + 5 });
       await writer.addMessage({ messageId: 'again', role: 'ROLE_USER', parts: [{ text: 'a' }] });
       const stored = await store().getTask(scope, 't1');

@@ -1,0 +1,119 @@
+/**
+ * The {@link AgentContext} an agent's `execute` receives: one object per execution, holding only
+ * what the agent may see and calling the execution for what it may do. The execution itself, its
+ * run and the store stay out of reach (they are held in a private field), so agent code can
+ * neither write around the runtime's checks nor lean on its internals.
+ */
+
+import type { Artifact, Message, Task } from '../protocol/generated/types.js';
+import type { Struct } from '../protocol/json.js';
+import type {
+  AgentContext,
+  ArtifactStream,
+  ArtifactStreamOptions,
+  ArtifactUpdateOptions,
+  Caller,
+} from './agent.js';
+import { artifactOf, type MessageContent } from './agent-content.js';
+import { ExecutionArtifactStream } from './artifact-stream.js';
+import type { TaskExecution } from './task-execution.js';
+
+/** The context of one execution. */
+export class ExecutionContext implements AgentContext {
+  readonly message: Message;
+  readonly taskId: string;
+  readonly contextId: string;
+  readonly task: Task | undefined;
+  readonly caller: Caller;
+  readonly extensions: readonly string[];
+  readonly acceptedOutputModes: readonly string[] | undefined;
+  readonly metadata: Struct | undefined;
+  readonly #execution: TaskExecution;
+
+  constructor(execution: TaskExecution) {
+    const { init } = execution;
+    this.#execution = execution;
+    this.message = init.message;
+    this.taskId = execution.taskId;
+    this.contextId = execution.contextId;
+    this.task = init.task;
+    this.caller = init.caller;
+    this.extensions = init.extensions;
+    this.acceptedOutputModes = init.acceptedOutputModes;
+    this.metadata = init.metadata;
+  }
+
+  get requestMetadata(): Struct | undefined {
+    return this.metadata;
+  }
+
+  get text(): string {
+    let text = '';
+    for (const part of this.message.parts) {
+      if (part.text !== undefined) text = text === '' ? part.text : `${text}\n${part.text}`;
+    }
+    return text;
+  }
+
+  get signal(): AbortSignal {
+    return this.#execution.run.signal;
+  }
+
+  contextTasks(options: { limit?: number } = {}): Promise<Task[]> {
+    return this.#execution.contextTasks(options.limit ?? 20);
+  }
+
+  reply(content: MessageContent, options: { metadata?: Struct } = {}): Promise<void> {
+    return this.#execution.reply(content, options.metadata);
+  }
+
+  async working(message?: MessageContent): Promise<void> {
+    await this.#execution.changeStatus('TASK_STATE_WORKING', message);
+  }
+
+  async artifact(
+    content: MessageContent | Artifact,
+    options: ArtifactUpdateOptions = {},
+  ): Promise<string> {
+    const artifact = artifactOf(content, options);
+    await this.#execution.emitArtifact(
+      artifact,
+      options.append === true,
+      options.lastChunk === true,
+    );
+    return artifact.artifactId;
+  }
+
+  artifactStream(options: ArtifactStreamOptions = {}): ArtifactStream {
+    return new ExecutionArtifactStream(this.#execution, options);
+  }
+
+  async append(
+    artifactId: string,
+    content: MessageContent,
+    options: { lastChunk?: boolean } = {},
+  ): Promise<void> {
+    const artifact = artifactOf(content, { artifactId });
+    await this.#execution.emitArtifact(artifact, true, options.lastChunk === true);
+  }
+
+  async inputRequired(message: MessageContent): Promise<void> {
+    await this.#execution.changeStatus('TASK_STATE_INPUT_REQUIRED', message);
+  }
+
+  async authRequired(message: MessageContent): Promise<void> {
+    await this.#execution.changeStatus('TASK_STATE_AUTH_REQUIRED', message);
+  }
+
+  async complete(message?: MessageContent): Promise<void> {
+    await this.#execution.changeStatus('TASK_STATE_COMPLETED', message);
+  }
+
+  async fail(reason?: MessageContent): Promise<void> {
+    await this.#execution.changeStatus('TASK_STATE_FAILED', reason);
+  }
+
+  async reject(reason?: MessageContent): Promise<void> {
+    await this.#execution.changeStatus('TASK_STATE_REJECTED', reason);
+  }
+}
