@@ -5,8 +5,9 @@
  * the JSON name; writing a field under both names in one object is an error, as in protobuf's
  * own parsers.
  *
- * The hot path is an object that uses JSON names only: one property read per field whose two
- * names differ tells it so, and the object is passed on as it is.
+ * The hot path is an object that uses JSON names only: the schemas tell it so by one property
+ * read per field whose two names differ (generated/proto-names.ts) and pass it on as it is. The
+ * rest of this module runs only when an object does use a proto name.
  */
 
 import type { FieldDescriptor, MessageDescriptor } from './descriptor.js';

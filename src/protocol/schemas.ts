@@ -14,9 +14,9 @@
 
 import * as v from 'valibot';
 import type { FieldDescriptor, MessageDescriptor } from './descriptor.js';
-import { aliasesOf, hasProtoNames } from './field-names.js';
 import { fieldRules, type FieldRule } from './field-rules.js';
 import { enumDescriptors, messageDescriptors } from './generated/descriptors.js';
+import { usesProtoNames } from './generated/proto-names.js';
 
 /** A schema of any input and output; narrowed to the message type at the public boundary. */
 export type AnySchema = v.GenericSchema<unknown, unknown>;
@@ -266,15 +266,15 @@ export const PROTO_NAMES_USED = 'uses proto field names';
 /**
  * The first step of a message's schema: a JSON object, and one that names its fields by their
  * JSON names only. An object that uses a proto name (`history_length`) fails here; the
- * validators then rename along the descriptors and parse again (validation.ts). Checking in this
- * step costs the common case one property read per field whose two names differ, and no step
- * of its own.
+ * validators then rename along the descriptors and parse again (validation.ts). The check is
+ * generated per message (generated/proto-names.ts) and costs the common case one fast property
+ * read per field whose two names differ, and no step of its own.
  */
 function plainObjectSchema(message: MessageDescriptor): AnySchema {
-  const aliases = aliasesOf(message);
-  if (aliases.length === 0) return objectSchema;
+  const usesProtoName = usesProtoNames[message.name];
+  if (usesProtoName === undefined) return objectSchema;
   return v.custom<Record<string, unknown>>(
-    (value) => isPlainObject(value) && !hasProtoNames(aliases, value),
+    (value) => isPlainObject(value) && !usesProtoName(value),
     (issue) =>
       isPlainObject(issue.input)
         ? PROTO_NAMES_USED

@@ -6,6 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { messageDescriptors } from '../../src/protocol/generated/descriptors.js';
+import { usesProtoNames } from '../../src/protocol/generated/proto-names.js';
 import { parseMessage, parseMessageOrThrow } from '../../src/protocol/validation.js';
 
 const MESSAGE = { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'hi' }] };
@@ -80,6 +81,21 @@ describe('proto field names', () => {
       data: { media_type: 'kept' },
       metadata: { context_id: 'kept' },
     });
+  });
+
+  it('are each seen by the generated check of their message, and JSON names are not', () => {
+    for (const message of Object.values(messageDescriptors)) {
+      const check = usesProtoNames[message.name];
+      const aliased = message.fields.filter((f) => f.protoName !== f.name);
+      expect(check === undefined, message.name).toBe(aliased.length === 0);
+      if (check === undefined) continue;
+      const camel = Object.fromEntries(message.fields.map((f) => [f.name, 1]));
+      expect(check(camel), message.name).toBe(false);
+      for (const field of aliased) {
+        expect(check({ [field.protoName]: 1 }), `${message.name}.${field.protoName}`).toBe(true);
+        expect(check({ [field.protoName]: undefined }), field.protoName).toBe(false);
+      }
+    }
   });
 
   it('never collide with another field of the same message', () => {
