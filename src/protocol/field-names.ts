@@ -12,25 +12,12 @@
 
 import type { FieldDescriptor, MessageDescriptor } from './descriptor.js';
 import { messageDescriptors } from './generated/descriptors.js';
+import { usesProtoNames } from './generated/proto-names.js';
 
 /** A field whose proto name is not its JSON name. */
 interface Alias {
   readonly protoName: string;
   readonly name: string;
-}
-
-const aliasCache = new Map<string, readonly Alias[]>();
-
-/** The fields of a message whose two names differ (`messageId` / `message_id`). */
-export function aliasesOf(message: MessageDescriptor): readonly Alias[] {
-  let aliases = aliasCache.get(message.name);
-  if (aliases === undefined) {
-    aliases = message.fields
-      .filter((field) => field.protoName !== field.name)
-      .map((field) => ({ protoName: field.protoName, name: field.name }));
-    aliasCache.set(message.name, aliases);
-  }
-  return aliases;
 }
 
 /** Finds a field by either of its names. */
@@ -39,56 +26,46 @@ export function fieldNamed(message: MessageDescriptor, key: string): FieldDescri
 }
 
 /** The message of a message-typed field, or `undefined` for other kinds. */
-export function messageOfField(field: FieldDescriptor): MessageDescriptor | undefined {
+function messageOfField(field: FieldDescriptor): MessageDescriptor | undefined {
   if (field.type !== 'message') return undefined;
   return (messageDescriptors as Record<string, MessageDescriptor | undefined>)[
     field.typeName as string
   ];
 }
 
-/** Whether an object has any field under its proto name (JSON names only is the common case). */
-export function hasProtoNames(
-  aliases: readonly Alias[],
-  value: { readonly [key: string]: unknown },
-): boolean {
-  for (let i = 0; i < aliases.length; i++) {
-    if (value[(aliases[i] as Alias).protoName] !== undefined) return true;
-  }
-  return false;
-}
-
 /** The description of a field written under both of its names. */
-export function givenTwice(alias: Alias): string {
+function givenTwice(alias: Alias): string {
   return `given twice, as ${alias.name} and ${alias.protoName}`;
 }
 
 /** One object with its fields under their JSON names, and the fields that were written twice. */
-export interface RenamedFields {
+interface RenamedFields {
   readonly value: Record<string, unknown>;
   /** Fields given under both names; `value` keeps the JSON-name spelling of each. */
   readonly twice: readonly Alias[];
 }
 
+/** Whether an object has its own key, not holding `undefined` (absent, as JSON.stringify has it). */
+const has = (value: { readonly [key: string]: unknown }, key: string): boolean =>
+  Object.hasOwn(value, key) && value[key] !== undefined;
+
 /**
- * A copy of one object with every proto-named field under its JSON name. Keys are kept in their
- * order; unknown keys are kept as they are (the schema drops them); a key holding `undefined`
- * counts as absent, as `JSON.stringify` treats it.
+ * A copy of one object holding the message's fields under their JSON names. Unknown keys are left
+ * out (the schema would drop them), so that no key of the input can reach the copy's prototype.
  */
-export function renameFields(
-  aliases: readonly Alias[],
+function renameFields(
+  message: MessageDescriptor,
   value: { readonly [key: string]: unknown },
 ): RenamedFields {
   const out: Record<string, unknown> = {};
   const twice: Alias[] = [];
-  for (const key of Object.keys(value)) {
-    const alias = aliases.find((a) => a.protoName === key);
-    if (alias === undefined) {
-      out[key] = value[key];
-      continue;
-    }
-    if (value[key] === undefined) continue;
-    if (value[alias.name] !== undefined) twice.push(alias);
-    else out[alias.name] = value[key];
+  for (const field of message.fields) {
+    const named = has(value, field.name);
+    const protoNamed = field.protoName !== field.name && has(value, field.protoName);
+    if (named && protoNamed) twice.push({ name: field.name, protoName: field.protoName });
+    if (named) out[field.name] = value[field.name];
+    else if (protoNamed) out[field.name] = value[field.protoName];
+    else if (Object.hasOwn(value, field.name)) out[field.name] = undefined;
   }
   return { value: out, twice };
 }
@@ -123,10 +100,9 @@ export function withJsonFieldNames(messageName: string, input: unknown): Resolve
     path: (string | number)[],
   ): unknown => {
     if (!isRecord(value)) return value;
-    const aliases = aliasesOf(message);
     let out = value;
-    if (hasProtoNames(aliases, value)) {
-      const renamed = renameFields(aliases, value);
+    if (usesProtoNames[message.name]?.(value) === true) {
+      const renamed = renameFields(message, value);
       out = renamed.value;
       for (const alias of renamed.twice) {
         twice.push({ path: [...path, alias.name], description: givenTwice(alias) });

@@ -72,6 +72,14 @@ describe('proto field names', () => {
     });
   });
 
+  it('never let a __proto__ key of the input supply a field', () => {
+    const input: unknown = JSON.parse(
+      '{"message_id": "m-1", "parts": [{"text": "hi"}], "__proto__": {"role": "ROLE_USER"}}',
+    );
+    const result = parseMessage('Message', input);
+    expect(violationsOf(result)).toEqual([{ field: 'role', description: 'is required' }]);
+  });
+
   it('are not looked for inside Struct and Value, which are data', () => {
     const parsed = parseMessageOrThrow('Part', {
       data: { media_type: 'kept' },
