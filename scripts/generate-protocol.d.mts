@@ -3,7 +3,7 @@
 /** Renders the generated files from a proto source (default: spec/a2a.proto). */
 export function render(
   protoSource?: string,
-): Promise<Record<'types.ts' | 'descriptors.ts', string>>;
+): Promise<Record<'types.ts' | 'descriptors.ts' | 'proto-names.ts', string>>;
 
 /** Converts a proto field name to its JSON name. */
 export function toJsonName(snake: string): string;

@@ -82,6 +82,15 @@ export { parseMessage, parseMessageOrThrow } from './protocol/validation.js';
 export type { ParseOptions, ParseResult } from './protocol/validation.js';
 
 export {
+  JSON_SCHEMA_DIALECT,
+  SCHEMA_TYPE_NAMES,
+  isSchemaTypeName,
+  jsonSchemaBundle,
+  jsonSchemaOf,
+} from './protocol/json-schema.js';
+export type { JsonSchema, SchemaTypeName } from './protocol/json-schema.js';
+
+export {
   A2A_ERROR_TYPES,
   defaultMessageOf,
   errorReasonOf,

@@ -20,6 +20,8 @@ export const clientCommands = {
   get: (): Promise<CommandModule> => import('./get.js'),
   cancel: (): Promise<CommandModule> => import('./cancel.js'),
   subscribe: (): Promise<CommandModule> => import('./subscribe.js'),
+  // Calls no agent, but shares this bundle's protocol code; `serve` stays without it.
+  schema: (): Promise<CommandModule> => import('./schema.js'),
 } as const;
 
 /** The name of a client command. */

@@ -31,6 +31,7 @@ const commands: Record<string, CommandEntry> = {
   get: client('Show a task', 'get'),
   cancel: client('Cancel a task', 'cancel'),
   subscribe: client('Follow a running task live', 'subscribe'),
+  schema: client('Print the JSON Schema of the A2A messages', 'schema'),
 };
 
 function version(): string {

@@ -3,7 +3,8 @@
  * validators can never disagree with the proto. Schemas are built on first use and cached: a
  * process only pays for the messages it actually validates.
  *
- * Rules (issue #2, spec 5.7): `REQUIRED` fields must be present (required repeated fields
+ * Rules (issue #2, spec 5.7): fields are named by their JSON names (the validators accept proto
+ * names too, by renaming first: see field-names.ts); `REQUIRED` fields must be present (required repeated fields
  * non-empty, required strings non-empty unless a field rule allows it); a oneof holds exactly one
  * member; enum strings must be known names and `UNSPECIFIED` is refused where a value is required;
  * numbers and strings keep their proto types (nothing is coerced); unknown fields are dropped;
@@ -15,6 +16,7 @@ import * as v from 'valibot';
 import type { FieldDescriptor, MessageDescriptor } from './descriptor.js';
 import { fieldRules, type FieldRule } from './field-rules.js';
 import { enumDescriptors, messageDescriptors } from './generated/descriptors.js';
+import { usesProtoNames } from './generated/proto-names.js';
 
 /** A schema of any input and output; narrowed to the message type at the public boundary. */
 export type AnySchema = v.GenericSchema<unknown, unknown>;
@@ -207,9 +209,10 @@ export interface OneofIssue {
 }
 
 /**
- * Walks raw input along the message descriptors and reports every oneof violation, including in
+ * Walks input along the message descriptors and reports every oneof violation, including in
  * objects that also have other violations. Valibot skips object-level checks of objects that
  * failed elsewhere, so the validators run this on failed parses to still list every violation.
+ * The input must use JSON names only (see `withJsonFieldNames`).
  */
 export function findOneofViolations(messageName: string, input: unknown): OneofIssue[] {
   const issues: OneofIssue[] = [];
@@ -242,9 +245,10 @@ function buildSchema(message: MessageDescriptor): AnySchema {
     issue.path ? 'is required' : `must be a JSON object, got ${describeValue(issue.input)}`,
   );
   const dropNulls = v.transform(withoutNulls(message));
-  if (message.oneofs.length === 0) return v.pipe(objectSchema, object, dropNulls);
+  const plain = plainObjectSchema(message);
+  if (message.oneofs.length === 0) return v.pipe(plain, object, dropNulls);
   return v.pipe(
-    objectSchema,
+    plain,
     object,
     v.rawCheck(({ dataset, addIssue }) => {
       if (!dataset.typed) return;
@@ -253,6 +257,28 @@ function buildSchema(message: MessageDescriptor): AnySchema {
       }
     }),
     dropNulls,
+  );
+}
+
+/** The violation of an object that writes a field under its proto name (see below). */
+export const PROTO_NAMES_USED = 'uses proto field names';
+
+/**
+ * The first step of a message's schema: a JSON object, and one that names its fields by their
+ * JSON names only. An object that uses a proto name (`history_length`) fails here; the
+ * validators then rename along the descriptors and parse again (validation.ts). The check is
+ * generated per message (generated/proto-names.ts) and costs the common case one fast property
+ * read per field whose two names differ, and no step of its own.
+ */
+function plainObjectSchema(message: MessageDescriptor): AnySchema {
+  const usesProtoName = usesProtoNames[message.name];
+  if (usesProtoName === undefined) return objectSchema;
+  return v.custom<Record<string, unknown>>(
+    (value) => isPlainObject(value) && !usesProtoName(value),
+    (issue) =>
+      isPlainObject(issue.input)
+        ? PROTO_NAMES_USED
+        : `must be a JSON object, got ${describeValue(issue.input)}`,
   );
 }
 

@@ -167,17 +167,21 @@ export interface FixtureWalk {
   readonly expected: unknown;
   /** Paths of the input fields that parsing drops. */
   readonly dropped: readonly string[];
+  /** Paths of the input fields written under their proto name (`context_id`). */
+  readonly renamed: readonly string[];
   /** `Message.field` for every field set, `Enum.VALUE` for every enum value used. */
   readonly seen: ReadonlySet<string>;
 }
 
 /**
  * Walks a valid input along the descriptors of `type`. The ProtoJSON rules it applies are the
- * two the parse is allowed to change a valid input by: unknown fields are ignored, and `null`
- * means unset except on `google.protobuf.Value` (so `Part.data: null` stays).
+ * three the parse is allowed to change a valid input by: a field written under its proto name
+ * comes out under its JSON name, unknown fields are ignored, and `null` means unset except on
+ * `google.protobuf.Value` (so `Part.data: null` stays).
  */
 export function walkFixture(type: MessageName, input: unknown): FixtureWalk {
   const dropped: string[] = [];
+  const renamed: string[] = [];
   const seen = new Set<string>();
   const at = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
 
@@ -186,13 +190,14 @@ export function walkFixture(type: MessageName, input: unknown): FixtureWalk {
     const descriptor = descriptorOf(name);
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      const field = descriptor.fields.find((f) => f.name === key);
+      const field = descriptor.fields.find((f) => f.name === key || f.protoName === key);
       if (field === undefined || (item === null && field.type !== 'value')) {
         dropped.push(at(path, key));
         continue;
       }
-      seen.add(`${name}.${key}`);
-      out[key] = member(field, item, at(path, key));
+      seen.add(`${name}.${field.name}`);
+      if (key !== field.name) renamed.push(at(path, key));
+      out[field.name] = member(field, item, at(path, key));
     }
     return out;
   };
@@ -212,5 +217,5 @@ export function walkFixture(type: MessageName, input: unknown): FixtureWalk {
     return single(field, item, path);
   };
 
-  return { expected: message(type, input, ''), dropped, seen };
+  return { expected: message(type, input, ''), dropped, renamed, seen };
 }

@@ -124,6 +124,25 @@ describe('valid fixtures', () => {
     expect(nulls.match(/null/g)).toHaveLength(1);
   });
 
+  it('prove that proto field names are read at every depth and come out as JSON names', () => {
+    const renamed = corpus.valid.flatMap((f) =>
+      walkFixture(f.type, f.input).renamed.map((path) => `${label(f)}: ${path}`),
+    );
+    expect(renamed).toEqual(
+      expect.arrayContaining([
+        'GetTaskRequest/proto-field-names: history_length',
+        'SendMessageRequest/proto-field-names: configuration.history_length',
+        'SendMessageRequest/proto-field-names: message.parts[1].media_type',
+        'SendMessageRequest/mixed-field-names: message.context_id',
+        'AgentCard/proto-field-names: security_schemes.oauth.oauth2_security_scheme',
+        'AgentCard/proto-field-names: skills[0].security_requirements',
+        'StreamResponse/proto-field-names-status-update: status_update.task_id',
+      ]),
+    );
+    const parsed = JSON.stringify(parsedFixture('AgentCard', 'proto-field-names'));
+    expect(parsed).not.toMatch(/"[a-z0-9]+_[a-z0-9_]*":/);
+  });
+
   it('cover every request and response type of the A2A service', () => {
     const types = new Set(corpus.valid.map((f) => f.type as string));
     const needed = Object.values(methodDescriptors)

@@ -23,6 +23,7 @@ const repoPath = (relative: string): string =>
 const PROTO_SOURCE = readFileSync(repoPath('spec/a2a.proto'), 'utf8');
 const TYPES_PATH = repoPath('src/protocol/generated/types.ts');
 const DESCRIPTORS_PATH = repoPath('src/protocol/generated/descriptors.ts');
+const PROTO_NAMES_PATH = repoPath('src/protocol/generated/proto-names.ts');
 
 // ---------------------------------------------------------------------------------------------
 // The proto, read with protobufjs into a plain model that the assertions below work from.
@@ -557,9 +558,10 @@ describe('generated files', () => {
   it('are up to date with spec/a2a.proto (run `npm run generate` if not)', async () => {
     const { render } = await loadGenerator();
     const files = await render();
-    expect(Object.keys(files).sort()).toEqual(['descriptors.ts', 'types.ts']);
+    expect(Object.keys(files).sort()).toEqual(['descriptors.ts', 'proto-names.ts', 'types.ts']);
     expect(files['types.ts']).toBe(readFileSync(TYPES_PATH, 'utf8'));
     expect(files['descriptors.ts']).toBe(readFileSync(DESCRIPTORS_PATH, 'utf8'));
+    expect(files['proto-names.ts']).toBe(readFileSync(PROTO_NAMES_PATH, 'utf8'));
   });
 
   it('change when the proto changes (the comparison above is not vacuous)', async () => {
@@ -572,5 +574,6 @@ describe('generated files', () => {
     const files = await render(changed);
     expect(files['types.ts']).toContain('driftProbe?: string;');
     expect(files['descriptors.ts']).toContain("protoName: 'drift_probe'");
+    expect(files['proto-names.ts']).toContain('value.drift_probe !== undefined');
   });
 });

@@ -23,7 +23,7 @@ function firstDifferentLine(a: string, b: string): number {
   return i + 1;
 }
 
-const FILES = ['a2a.proto', 'specification.md'];
+const FILES = ['a2a.proto', 'specification.md', 'a2a.schema.json'];
 const hasShared = existsSync(sharedDir);
 
 if (!hasShared) {
