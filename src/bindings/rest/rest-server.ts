@@ -33,6 +33,7 @@ import {
 } from '../../protocol/http-exchange.js';
 import { stringifyProtocolValue } from '../../protocol/json-text.js';
 import { operations, type OperationName } from '../../protocol/operations.js';
+import { decodeQueryParameters } from '../../protocol/query-parameters.js';
 import { HTTP_JSON_BINDING } from '../../protocol/protocol-bindings.js';
 import { encodeSseEvent } from '../../protocol/sse-encoder.js';
 import { CURRENT_PROTOCOL_VERSION } from '../../protocol/version.js';
@@ -67,7 +68,6 @@ import {
 } from '../server/server-call.js';
 import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
 import { SseEventStream, type SseFraming } from '../server/sse-event-stream.js';
-import { decodeQueryParameters } from './rest-query.js';
 import { REST_ROUTES, pathVariablesOf, type RestRouteTemplate } from './rest-routes.js';
 
 export { A2A_JSON_MEDIA_TYPE };
