@@ -22,6 +22,7 @@ import type {
 import { ConfigurationError } from '../protocol/local-errors.js';
 import { parseMessage } from '../protocol/validation.js';
 import type { A2ARequestHandler } from '../runtime/request-handler.js';
+import type { CardSignerLike } from './http-options.js';
 
 /** The authentication a server enforces, as its cards declare it. */
 export interface CardSecurity {
@@ -86,6 +87,7 @@ export class AgentCardCache {
   readonly #agentPath: string;
   readonly #interfaces: (baseUrl: string) => AgentInterface[];
   readonly #security: CardSecurity | undefined;
+  readonly #signer: CardSignerLike | undefined;
   readonly #cards = new Map<string, Promise<ServedCard>>();
   readonly #lastModifiedSeconds = Math.floor(Date.now() / 1000);
 
@@ -94,6 +96,7 @@ export class AgentCardCache {
    *
    * @param interfaces the agent's interfaces under a base URL, the preferred first.
    * @param security what the server enforces, declared over the agent's own declaration.
+   * @param signer signs each card once, when it is first built.
    * @throws ConfigurationError when the handler's card is not a valid AgentCard.
    */
   constructor(
@@ -101,7 +104,9 @@ export class AgentCardCache {
     agentPath: string,
     interfaces: (baseUrl: string) => AgentInterface[],
     security?: CardSecurity,
+    signer?: CardSignerLike,
   ) {
+    this.#signer = signer;
     this.#handler = handler;
     this.#agentPath = agentPath;
     this.#interfaces = interfaces;
@@ -145,8 +150,12 @@ export class AgentCardCache {
   }
 
   async #serve(baseUrl: string): Promise<ServedCard> {
-    const card = this.#build(baseUrl);
+    let card = this.#build(baseUrl);
     assertValidCard(card, this.#agentPath);
+    if (this.#signer !== undefined) {
+      const signature = await this.#signer.sign(card);
+      card = { ...card, signatures: [...(card.signatures ?? []), signature] };
+    }
     const json = JSON.stringify(card);
     const lastModifiedSeconds = this.#lastModifiedSeconds;
     return {

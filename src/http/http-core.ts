@@ -144,6 +144,7 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
       mount.path,
       interfacesOf(mount, bindings, resolved.preferredBinding),
       resolved.authentication,
+      resolved.cardSigner,
     );
     holder.cards = cards;
     return { mount, bindings, cards };

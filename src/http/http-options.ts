@@ -12,13 +12,18 @@ import {
   type ServerAuthentication,
 } from '../bindings/server/authentication.js';
 import type { ServerBindingFactory } from '../bindings/server/server-binding.js';
-import type { AgentInterface } from '../protocol/generated/types.js';
+import type { AgentCard, AgentCardSignature, AgentInterface } from '../protocol/generated/types.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
 import { integerOption } from '../protocol/integer-option.js';
 import { silentLogger, type Logger } from '../runtime/logger.js';
 import type { A2ARequestHandler } from '../runtime/request-handler.js';
 
 export { DEFAULT_RPC_PATH };
+
+/** What signs agent cards: `createCardSigner` of `tandem/server` gives one. */
+export interface CardSignerLike {
+  sign(card: AgentCard): Promise<AgentCardSignature>;
+}
 
 /** One agent served by the handler. */
 export interface A2AAgentMount {
@@ -76,6 +81,11 @@ export interface A2AHandlerOptions {
    */
   readonly authenticate?: Authenticator | ServerAuthentication | undefined;
   /**
+   * Signs every agent card this handler serves (spec 8.4), once per card version; e.g.
+   * `createCardSigner` of `tandem/server`. The signature is appended to the card's `signatures`.
+   */
+  readonly cardSigner?: CardSignerLike | undefined;
+  /**
    * The externally visible URL of the handler's root (e.g. `https://agents.example.com/prefix`),
    * used for the absolute URLs in agent cards. Without it they are derived from each request's
    * `X-Forwarded-Proto` / `X-Forwarded-Host` or `Host` headers.
@@ -100,6 +110,7 @@ export interface ResolvedHttpOptions {
   /** What the cards declare about authentication; `undefined` when the server enforces none. */
   readonly authentication: ServerAuthentication | undefined;
   readonly preferredBinding: string | undefined;
+  readonly cardSigner: CardSignerLike | undefined;
   readonly publicUrl: string | undefined;
   readonly maxBodyBytes: number;
   readonly heartbeatMs: number;
@@ -222,6 +233,7 @@ export function resolveHttpOptions(options: A2AHandlerOptions): ResolvedHttpOpti
         : (options.authenticate?.authenticate ?? anonymousAuthenticator),
     authentication: typeof options.authenticate === 'object' ? options.authenticate : undefined,
     preferredBinding: options.preferredBinding,
+    cardSigner: options.cardSigner,
     publicUrl: resolvePublicUrl(options.publicUrl),
     maxBodyBytes: integerOption(
       'maxBodyBytes',
