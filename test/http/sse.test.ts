@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { EventStream } from '../../src/runtime/request-handler.js';
 import { streamEvent, type StreamEvent } from '../../src/runtime/stream-event.js';
-import { pollUntil } from '../durability/support/sync.js';
+import { pollUntil } from '../support/sync.js';
 import {
   A2A_HEADERS,
   call,
