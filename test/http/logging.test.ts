@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger, formatPrettyLine } from '../../src/http/logging.js';
-import type { Logger } from '../../src/runtime/logger.js';
+import type { Logger } from '../../src/server.js';
 import { readSse } from '../support/read-sse.js';
 import { call, handlerFor, messageParams, postRaw, startServer } from './support.js';
 

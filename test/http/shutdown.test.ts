@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineAgent } from '../../src/runtime/agent.js';
+import { defineAgent } from '../../src/server.js';
 import { deferred } from '../support/sync.js';
 import { A2A_HEADERS, call, handlerFor, messageParams, startServer } from './support.js';
 

@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import type { JsonRpcEventStream } from '../../../src/bindings/jsonrpc/jsonrpc-event-stream.js';
+import { TaskNotFoundError } from '../../../src/index.js';
 import {
   createJsonRpcHandler,
+  createRequestHandler,
+  streamEvent,
+  type A2ARequestHandler,
+  type AgentDefinition,
+  type CallContext,
+  type EventStream,
   type JsonRpcReply,
   type JsonRpcRequestInput,
-} from '../../../src/bindings/jsonrpc/jsonrpc-server.js';
-import type { JsonRpcEventStream } from '../../../src/bindings/jsonrpc/jsonrpc-event-stream.js';
-import { TaskNotFoundError } from '../../../src/protocol/errors.js';
-import type { CallContext } from '../../../src/runtime/call-context.js';
-import type { A2ARequestHandler, EventStream } from '../../../src/runtime/request-handler.js';
-import { streamEvent } from '../../../src/runtime/stream-event.js';
-import { createRequestHandler, type AgentDefinition } from '../../../src/server.js';
+} from '../../../src/server.js';
 import { extensionAgent, testAgent } from '../../support/agents.js';
 import { send as messageParams } from '../../support/messages.js';
 import { recordingLogger } from '../../support/recording-logger.js';
