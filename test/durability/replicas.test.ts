@@ -212,9 +212,12 @@ describeMatrix(
       expect(stored.status).toEqual(failed?.response.statusUpdate?.status);
       const log = await (await b.agent.subscribeToTask({ id: taskId }, { lastEventId: 0 })).rest();
       expectResumedAfter(0, log);
-      expect(log.slice(0, snapshot[0]?.seq).map((e) => e.json)).toEqual(
-        head.slice(0, snapshot[0]?.seq).map((e) => e.json),
-      );
+      // The log holds what each stream delivered, byte for byte: A's first events, then B's
+      // live ones from right after its snapshot (which may be past A's last event read).
+      const snapshotSeq = snapshot[0]?.seq ?? 0;
+      expectResumedAfter(snapshotSeq, rest);
+      expect(log.slice(0, head.length).map((e) => e.json)).toEqual(head.map((e) => e.json));
+      expect(log.slice(snapshotSeq).map((e) => e.json)).toEqual(rest.map((e) => e.json));
       expect(artifactTexts(stored)).toEqual([chunkTexts(log)]);
 
       // An interrupted task holds no lease: it stays resumable, and B takes it on.
