@@ -2,28 +2,26 @@
  * Concurrent clients over real HTTP: many streams writing to different tasks at once each get
  * their own task's events, stored exactly as delivered; many messages racing to resume the same
  * interrupted task start exactly one execution, and the history holds that one message once.
- * On every store.
+ * Over every binding, on every store.
  */
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
-import { textPart, type Message, type Task } from '../../src/index.js';
+import { expect, it } from 'vitest';
+import { UnsupportedOperationError, textPart, type Message } from '../../src/index.js';
 import { defineAgent } from '../../src/server.js';
-import { inProcessServers } from './support/in-process.js';
+import type { StreamEvent } from '../support/drivers/a2a-driver.js';
 import {
-  artifactParts,
   chunkTexts,
-  historyOf,
-  idsOf,
+  expectResumedAfter,
   range,
+  seqsOf,
   stateOf,
   taskIdOf,
-  userText,
-  type Frame,
-  type RpcReply,
-} from './support/json-rpc.js';
-import { STORE_NAMES, skipWithoutPostgres } from './support/stores.js';
-import { Counter, deferred, within } from './support/sync.js';
+} from '../support/events.js';
+import { describeMatrix } from '../support/matrix.js';
+import { artifactTexts, historyOf, userText } from '../support/messages.js';
+import { inProcessServers } from '../support/per-test-servers.js';
+import { Counter, deferred, within } from '../support/sync.js';
 
 const STREAMS = 50;
 const CHUNKS = 10;
@@ -51,87 +49,85 @@ const producer = defineAgent({
 });
 
 /** The history a stream told its client about: the snapshot's, then each status message. */
-function deliveredHistory(frames: readonly Frame[]): Message[] {
-  return frames.flatMap((frame) => {
-    const r = frame.result;
-    if (r?.task !== undefined) return r.task.history ?? [];
-    const message = r?.statusUpdate?.status.message;
+function deliveredHistory(events: readonly StreamEvent[]): Message[] {
+  return events.flatMap((event) => {
+    const r = event.response;
+    if (r.task !== undefined) return r.task.history ?? [];
+    const message = r.statusUpdate?.status.message;
     return message === undefined ? [] : [message];
   });
 }
 
-describe.each(STORE_NAMES)('Concurrent clients [%s store]', (storeName) => {
-  if (skipWithoutPostgres(storeName)) return;
-  const serve = inProcessServers();
+describeMatrix('Concurrent clients', ({ binding, store: storeName }) => {
+  const serve = inProcessServers(binding);
 
   it(`${STREAMS} concurrent streams to different tasks: each task stores exactly what its stream delivered`, async () => {
-    const agent = (await serve(storeName, { '': producer })).endpoint();
+    const { agent } = await serve(storeName, { '': producer });
     const tags = range(0, STREAMS).map((i) => `client-${i}`);
-    const streams = await Promise.all(tags.map((tag) => agent.stream(userText(tag))));
+    const streams = await Promise.all(
+      tags.map((tag) => agent.sendStreamingMessage({ message: userText(tag) })),
+    );
     const delivered = await Promise.all(streams.map((stream) => stream.rest()));
 
-    const events = CHUNKS + 3;
-    for (const [i, frames] of delivered.entries()) {
+    const count = CHUNKS + 3;
+    for (const [i, events] of delivered.entries()) {
       const tag = tags[i] as string;
-      const taskId = taskIdOf(frames[0]);
-      expect(idsOf(frames), tag).toEqual(range(1, events));
-      expect(frames.map(taskIdOf), tag).toEqual(Array<string>(events).fill(taskId));
-      expect(chunkTexts(frames), tag).toEqual(range(0, CHUNKS).map((c) => `${tag}:${c}`));
-      expect(stateOf(frames.at(-1)), tag).toBe('TASK_STATE_COMPLETED');
+      const taskId = taskIdOf(events[0]);
+      expect(seqsOf(events), tag).toEqual(range(1, count));
+      expect(events.map(taskIdOf), tag).toEqual(Array<string>(count).fill(taskId));
+      expect(chunkTexts(events), tag).toEqual(range(0, CHUNKS).map((c) => `${tag}:${c}`));
+      expect(stateOf(events.at(-1)), tag).toBe('TASK_STATE_COMPLETED');
 
-      const stored = await agent.getTask(taskId);
-      expect(artifactParts(stored), tag).toEqual([chunkTexts(frames)]);
-      expect(stored.history, tag).toEqual(deliveredHistory(frames));
+      const stored = await agent.getTask({ id: taskId });
+      expect(artifactTexts(stored), tag).toEqual([chunkTexts(events)]);
+      expect(stored.history, tag).toEqual(deliveredHistory(events));
       expect(historyOf(stored), tag).toEqual([
         `user: ${tag}`,
         `agent: on it ${tag}`,
         `agent: done ${tag}`,
       ]);
-      expect(stored.status, tag).toEqual(frames.at(-1)?.result?.statusUpdate?.status);
-      const log = await (await agent.subscribe(taskId, 0)).rest();
+      expect(stored.status, tag).toEqual(events.at(-1)?.response.statusUpdate?.status);
+      const log = await (await agent.subscribeToTask({ id: taskId }, { lastEventId: 0 })).rest();
+      expectResumedAfter(0, log);
       expect(
-        log.map((f) => f.resultJson),
+        log.map((e) => e.json),
         tag,
-      ).toEqual(frames.map((f) => f.resultJson));
+      ).toEqual(events.map((e) => e.json));
     }
     const listed = await agent.listTasks({ pageSize: 100 });
     expect(listed.totalSize).toBe(STREAMS);
     expect(new Set(listed.tasks.map((task) => task.id))).toEqual(
-      new Set(delivered.map((frames) => taskIdOf(frames[0]))),
+      new Set(delivered.map((events) => taskIdOf(events[0]))),
     );
   });
 
-  it(`${RACERS} concurrent messages to the same INPUT_REQUIRED task: one resumes it, once; the others get -32004`, async () => {
+  it(`${RACERS} concurrent messages to the same INPUT_REQUIRED task: one resumes it, once; the others get UnsupportedOperation`, async () => {
     const executions: string[] = [];
     const release = deferred();
-    const agent = (
-      await serve(storeName, {
-        '': defineAgent({
-          card: {
-            name: 'Asker',
-            description: 'Asks, then answers the first reply',
-            skills: [{ id: 'ask', name: 'Ask', description: 'Asks', tags: ['test'] }],
-          },
-          async execute(ctx) {
-            if (ctx.task === undefined) return ctx.inputRequired('which one?');
-            executions.push(ctx.text);
-            await release.promise;
-            await ctx.artifact(textPart(`got ${ctx.text}`));
-            await ctx.complete();
-          },
-        }),
-      })
-    ).endpoint();
-    const task = await agent.sendTask(userText('first'));
+    const { agent } = await serve(storeName, {
+      '': defineAgent({
+        card: {
+          name: 'Asker',
+          description: 'Asks, then answers the first reply',
+          skills: [{ id: 'ask', name: 'Ask', description: 'Asks', tags: ['test'] }],
+        },
+        async execute(ctx) {
+          if (ctx.task === undefined) return ctx.inputRequired('which one?');
+          executions.push(ctx.text);
+          await release.promise;
+          await ctx.artifact(textPart(`got ${ctx.text}`));
+          await ctx.complete();
+        },
+      }),
+    });
+    const task = await agent.sendTask({ message: userText('first') });
     expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
 
     const refused = new Counter();
     const replies = range(0, RACERS).map((i) =>
       agent
-        .call<{ task?: Task }>('SendMessage', {
-          message: userText(`answer-${i}`, { taskId: task.id }),
-        })
-        .then((reply: RpcReply<{ task?: Task }>) => {
+        .call('SendMessage', { message: userText(`answer-${i}`, { taskId: task.id }) })
+        .then((reply) => {
           if (reply.error !== undefined) refused.increment();
           return reply;
         }),
@@ -143,22 +139,27 @@ describe.each(STORE_NAMES)('Concurrent clients [%s store]', (storeName) => {
 
     const accepted = settled.filter((reply) => reply.error === undefined);
     expect(accepted).toHaveLength(1);
-    expect(settled.filter((reply) => reply.error?.code === -32004)).toHaveLength(RACERS - 1);
+    expect(
+      settled.filter((reply) => reply.error instanceof UnsupportedOperationError),
+    ).toHaveLength(RACERS - 1);
     expect(executions).toHaveLength(1);
     const winner = executions[0] as string;
     expect(accepted[0]?.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
 
-    const stored = await agent.getTask(task.id);
+    const stored = await agent.getTask({ id: task.id });
     expect(stored.status.state).toBe('TASK_STATE_COMPLETED');
     expect(historyOf(stored)).toEqual(['user: first', 'agent: which one?', `user: ${winner}`]);
-    expect(artifactParts(stored)).toEqual([[`got ${winner}`]]);
+    expect(artifactTexts(stored)).toEqual([[`got ${winner}`]]);
     // A replay, like a live stream, ends at an interrupted state: the log is read in two parts.
-    const beforeResume = await (await agent.subscribe(task.id, 0)).rest();
-    expect(idsOf(beforeResume)).toEqual([1, 2]);
-    const afterResume = await (await agent.subscribe(task.id, 2)).rest();
+    const replay = (lastEventId: number) =>
+      agent.subscribeToTask({ id: task.id }, { lastEventId }).then((stream) => stream.rest());
+    const beforeResume = await replay(0);
+    expect(seqsOf(beforeResume)).toEqual([1, 2]);
+    const afterResume = await replay(2);
+    expectResumedAfter(2, afterResume);
     const log = [...beforeResume, ...afterResume];
-    expect(idsOf(log)).toEqual([1, 2, 3, 4, 5]);
-    expect(log.map((frame) => stateOf(frame) ?? 'artifact')).toEqual([
+    expect(seqsOf(log)).toEqual([1, 2, 3, 4, 5]);
+    expect(log.map((event) => stateOf(event) ?? 'artifact')).toEqual([
       'TASK_STATE_SUBMITTED',
       'TASK_STATE_INPUT_REQUIRED',
       'TASK_STATE_WORKING',

@@ -2,16 +2,16 @@
  * A task interrupted on one replica, continued at once through another. Replica A answers the
  * blocking SendMessage as soon as INPUT_REQUIRED is stored, and gives up the task's lease only
  * when its agent returns; a client that sends the next message through replica B straight away
- * must be served (B waits for the lease), not told the task is busy.
+ * must be served (B waits for the lease), not told the task is busy. Over every binding.
  */
 
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { defineAgent, openTaskStore } from '../../src/server.js';
-import { inProcessServersOn } from './support/in-process.js';
-import { textOf, userText } from './support/json-rpc.js';
-import { POSTGRES_URL, freshSchema, skipWithoutPostgres } from './support/stores.js';
-
-const serve = inProcessServersOn();
+import type { A2ADriver, BindingName } from '../support/drivers/a2a-driver.js';
+import { describeMatrix } from '../support/matrix.js';
+import { send, textOf } from '../support/messages.js';
+import { inProcessServersOn } from '../support/per-test-servers.js';
+import { POSTGRES_URL, freshSchema } from '../support/stores.js';
 
 /** How long A's agent goes on after asking for input, holding the lease. */
 const LINGER_MS = 300;
@@ -34,27 +34,37 @@ const agent = defineAgent({
   },
 });
 
-/** A replica on `schema`; the first one opened drops the schema once it is closed. */
-async function replica(schema: string, drop?: () => Promise<void>) {
-  const store = await openTaskStore({
-    kind: 'postgres',
-    connectionString: POSTGRES_URL ?? '',
-    schema,
-  });
-  return (await serve(store, { '': agent }, drop)).endpoint();
+/** Starts replicas of `binding`: servers in this process, each with its own store on a schema. */
+function replicas(
+  binding: BindingName,
+): (schema: string, drop?: () => Promise<void>) => Promise<A2ADriver> {
+  const serve = inProcessServersOn(binding);
+  return async (schema, drop) => {
+    const store = await openTaskStore({
+      kind: 'postgres',
+      connectionString: POSTGRES_URL ?? '',
+      schema,
+    });
+    return (await serve(store, { '': agent }, drop)).agent;
+  };
 }
 
-describe('A task interrupted on replica A, continued through replica B', () => {
-  if (skipWithoutPostgres()) return;
+describeMatrix(
+  'A task interrupted on replica A, continued through replica B',
+  ({ binding }) => {
+    const replica = replicas(binding);
 
-  it('is served by B as soon as A has answered, while A still holds the lease', async () => {
-    const schema = freshSchema();
-    const a = await replica(schema.schema, schema.drop);
-    const b = await replica(schema.schema);
-    const asked = await a.sendTask(userText('start'));
-    expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    const answered = await b.sendTask(userText('more', { taskId: asked.id }));
-    expect(answered.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(textOf(answered.status.message)).toBe('got more');
-  });
-});
+    it('is served by B as soon as A has answered, while A still holds the lease', async () => {
+      const schema = freshSchema();
+      // The first one opened drops the schema once it is closed.
+      const a = await replica(schema.schema, schema.drop);
+      const b = await replica(schema.schema);
+      const asked = await a.sendTask(send('start'));
+      expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      const answered = await b.sendTask(send('more', { taskId: asked.id }));
+      expect(answered.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(textOf(answered.status.message)).toBe('got more');
+    });
+  },
+  { stores: ['postgres'] },
+);

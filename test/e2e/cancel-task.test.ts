@@ -1,18 +1,25 @@
 /**
  * CancelTask end to end: the canceled task is returned and stored, every open stream ends with
  * the CANCELED status, the agent's signal fires, and an agent that ignores it cannot write any
- * more — against every store.
+ * more — over every binding, against every store.
  */
 
 import { expect, it } from 'vitest';
+import {
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '../../src/index.js';
 import { defineAgent } from '../../src/server.js';
-import { artifactTexts, historyOf, testCard } from './support/agents.js';
-import { describeFrame, send } from './support/json-rpc.js';
-import { describeStores } from './support/server.js';
-import { deferred } from './support/sync.js';
+import { rejection } from '../support/a2a-errors.js';
+import { testCard } from '../support/agents.js';
+import { describeBehaviour } from '../support/behaviour-env.js';
+import { describeEvent } from '../support/events.js';
+import { artifactTexts, historyOf, send } from '../support/messages.js';
+import { deferred } from '../support/sync.js';
 
-describeStores('CancelTask', (env) => {
-  it('returns the canceled task; cancelling it again is -32002, an unknown task -32001', async () => {
+describeBehaviour('CancelTask', (env) => {
+  it('returns the canceled task; cancelling it again is TaskNotCancelable, an unknown task TaskNotFound', async () => {
     const { agent } = await env.serve(
       defineAgent({
         card: testCard('Asker'),
@@ -21,23 +28,25 @@ describeStores('CancelTask', (env) => {
     );
     const task = await agent.sendTask(send('start'));
     expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    const canceled = await agent.cancelTask(task.id);
+    const canceled = await agent.cancelTask({ id: task.id });
     expect(canceled).toMatchObject({
       id: task.id,
       contextId: task.contextId,
       status: { state: 'TASK_STATE_CANCELED' },
     });
     expect(historyOf(canceled)).toEqual(['user: start', 'agent: And then?']);
-    expect(await agent.getTask(task.id)).toEqual(canceled);
-    const again = await agent.error('CancelTask', { id: task.id });
-    expect(again.code).toBe(-32002);
+    expect(await agent.getTask({ id: task.id })).toEqual(canceled);
+    await rejection(agent.cancelTask({ id: task.id }), TaskNotCancelableError);
     const completed = await agent.sendTask(send('done'));
-    expect((await agent.error('CancelTask', { id: completed.id })).code).toBe(-32002);
-    expect((await agent.getTask(completed.id)).status.state).toBe('TASK_STATE_COMPLETED');
-    expect((await agent.error('CancelTask', { id: crypto.randomUUID() })).code).toBe(-32001);
+    await rejection(agent.cancelTask({ id: completed.id }), TaskNotCancelableError);
+    expect((await agent.getTask({ id: completed.id })).status.state).toBe('TASK_STATE_COMPLETED');
+    await rejection(agent.cancelTask({ id: crypto.randomUUID() }), TaskNotFoundError);
     // A canceled task takes no more messages and has nothing to subscribe to.
-    expect((await agent.error('SendMessage', send('more', { taskId: task.id }))).code).toBe(-32004);
-    expect((await agent.error('SubscribeToTask', { id: task.id })).code).toBe(-32004);
+    await rejection(
+      agent.sendMessage(send('more', { taskId: task.id })),
+      UnsupportedOperationError,
+    );
+    await rejection(agent.subscribeToTask({ id: task.id }), UnsupportedOperationError);
   });
 
   it('CancelTask during a streaming artifact leaves a CANCELED task and ends every stream with it', async () => {
@@ -59,30 +68,33 @@ describeStores('CancelTask', (env) => {
       }),
     );
     const { agent } = server;
-    const sender = await agent.stream(send('go'));
-    const head = [await sender.next(), await sender.next(), await sender.next()];
-    expect(head.map((frame) => (frame === undefined ? 'end' : describeFrame(frame)))).toEqual([
+    const sender = await agent.sendStreamingMessage(send('go'));
+    const head = await sender.take(3);
+    expect(head.map(describeEvent)).toEqual([
       '1 task TASK_STATE_SUBMITTED',
       '2 status TASK_STATE_WORKING',
       '3 artifact chunk-0',
     ]);
-    const taskId = head[0]?.result?.task?.id ?? '';
+    const taskId = head[0]?.response.task?.id ?? '';
     await firstChunk.promise;
-    const watchers = await Promise.all([agent.subscribe(taskId), agent.subscribe(taskId)]);
+    const watchers = await Promise.all([
+      agent.subscribeToTask({ id: taskId }),
+      agent.subscribeToTask({ id: taskId }),
+    ]);
     for (const watcher of watchers) {
-      const snapshot = (await watcher.next())?.result?.task;
+      const snapshot = (await watcher.next())?.response.task;
       expect(snapshot?.status.state).toBe('TASK_STATE_WORKING');
       expect(snapshot?.artifacts?.map((a) => a.parts.map((p) => p.text))).toEqual([['chunk-0']]);
     }
-    const canceled = await agent.cancelTask(taskId);
+    const canceled = await agent.cancelTask({ id: taskId });
     expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
     await aborted.promise;
     for (const stream of [sender, ...watchers]) {
       const rest = await stream.rest();
-      expect(rest.map(describeFrame)).toEqual(['4 status TASK_STATE_CANCELED']);
+      expect(rest.map(describeEvent)).toEqual(['4 status TASK_STATE_CANCELED']);
     }
-    expect(await finished.promise).toBe(head[2]?.result?.artifactUpdate?.artifact.artifactId);
-    const stored = await agent.getTask(taskId);
+    expect(await finished.promise).toBe(head[2]?.response.artifactUpdate?.artifact.artifactId);
+    const stored = await agent.getTask({ id: taskId });
     expect(stored.status.state).toBe('TASK_STATE_CANCELED');
     expect(artifactTexts(stored)).toEqual([['chunk-0']]);
   });
@@ -112,15 +124,15 @@ describeStores('CancelTask', (env) => {
     );
     const task = await agent.sendTask(send('go', {}, { returnImmediately: true }));
     await started.promise;
-    const watcher = await agent.subscribe(task.id);
-    expect((await watcher.next())?.result?.task?.id).toBe(task.id);
-    const canceled = await agent.cancelTask(task.id);
+    const watcher = await agent.subscribeToTask({ id: task.id });
+    expect((await watcher.next())?.response.task?.id).toBe(task.id);
+    const canceled = await agent.cancelTask({ id: task.id });
     expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
     release.resolve();
     // The agent's writes after the cancel resolve without effect; they do not throw at it.
     expect(await afterCancel.promise).toBeUndefined();
-    expect((await watcher.rest()).map(describeFrame)).toEqual(['3 status TASK_STATE_CANCELED']);
-    const stored = await agent.getTask(task.id);
+    expect((await watcher.rest()).map(describeEvent)).toEqual(['3 status TASK_STATE_CANCELED']);
+    const stored = await agent.getTask({ id: task.id });
     expect(stored.status.state).toBe('TASK_STATE_CANCELED');
     expect(artifactTexts(stored)).toEqual([['early']]);
     expect(historyOf(stored)).toEqual(['user: go']);
@@ -148,7 +160,7 @@ describeStores('CancelTask', (env) => {
     const blocking = agent.sendTask(send('wait', { contextId }));
     await started.promise;
     const [listed] = (await agent.listTasks({ contextId })).tasks;
-    const canceled = await agent.cancelTask(listed?.id ?? '');
+    const canceled = await agent.cancelTask({ id: listed?.id ?? '' });
     expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
     const answered = await blocking;
     expect(answered.id).toBe(canceled.id);

@@ -1,26 +1,28 @@
 /**
  * Capability validation end to end (spec 3.3.4): what an agent's card does not declare is refused
- * with the spec's error — streaming (-32004), push notifications (-32003), the extended card
- * (-32004 / -32007), required extensions (-32008) — and nothing runs or is stored.
+ * with the spec's error — streaming (UnsupportedOperation), push notifications
+ * (PushNotificationNotSupported), the extended card (UnsupportedOperation /
+ * ExtendedAgentCardNotConfigured), required extensions (ExtensionSupportRequired) — and nothing
+ * runs or is stored; requested extensions the agent supports are activated. Over every binding,
+ * against every store.
  */
 
 import { expect, it } from 'vitest';
-import type { AgentCard } from '../../src/index.js';
+import {
+  ExtendedAgentCardNotConfiguredError,
+  ExtensionSupportRequiredError,
+  PushNotificationNotSupportedError,
+  UnsupportedOperationError,
+} from '../../src/index.js';
 import { defineAgent } from '../../src/server.js';
-import { testCard } from './support/agents.js';
-import { result, send } from './support/json-rpc.js';
-import { describeStores } from './support/server.js';
+import { rejection } from '../support/a2a-errors.js';
+import { OPTIONAL_EXTENSION, REQUIRED_EXTENSION, testCard } from '../support/agents.js';
+import { describeBehaviour } from '../support/behaviour-env.js';
+import { fetchCard } from '../support/drivers/bindings.js';
+import { send, textOf } from '../support/messages.js';
 
-const REQUIRED_EXTENSION = 'https://example.com/ext/required/v1';
-const OPTIONAL_EXTENSION = 'https://example.com/ext/optional/v1';
-
-async function publicCard(baseUrl: string): Promise<AgentCard> {
-  const response = await fetch(`${baseUrl}/.well-known/agent-card.json`);
-  return (await response.json()) as AgentCard;
-}
-
-describeStores('Capability validation', (env) => {
-  it('refuses SendStreamingMessage and SubscribeToTask with -32004 when streaming is off', async () => {
+describeBehaviour('Capability validation', (env) => {
+  it('refuses SendStreamingMessage and SubscribeToTask with UnsupportedOperation when streaming is off', async () => {
     let executions = 0;
     const server = await env.serve(
       defineAgent({
@@ -31,22 +33,22 @@ describeStores('Capability validation', (env) => {
         },
       }),
     );
-    expect((await publicCard(server.url)).capabilities.streaming).toBe(false);
+    expect((await fetchCard(server.url)).capabilities.streaming).toBe(false);
     const { agent } = server;
-    const streaming = await agent.error('SendStreamingMessage', send('go'));
-    expect(streaming.code).toBe(-32004);
+    await rejection(agent.sendStreamingMessage(send('go')), UnsupportedOperationError);
     expect(executions).toBe(0);
     const task = await agent.sendTask(send('go'));
     expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    expect((await agent.error('SubscribeToTask', { id: task.id })).code).toBe(-32004);
-    expect(
-      (await agent.error('SendStreamingMessage', send('resume', { taskId: task.id }))).code,
-    ).toBe(-32004);
+    await rejection(agent.subscribeToTask({ id: task.id }), UnsupportedOperationError);
+    await rejection(
+      agent.sendStreamingMessage(send('resume', { taskId: task.id })),
+      UnsupportedOperationError,
+    );
     expect(executions).toBe(1);
-    expect((await agent.getTask(task.id)).status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect((await agent.getTask({ id: task.id })).status.state).toBe('TASK_STATE_INPUT_REQUIRED');
   });
 
-  it('refuses the four push-notification methods and a push config in SendMessage with -32003', async () => {
+  it('refuses the four push-notification operations and a push config in SendMessage with PushNotificationNotSupported', async () => {
     let executions = 0;
     const server = await env.serve(
       defineAgent({
@@ -58,33 +60,39 @@ describeStores('Capability validation', (env) => {
         },
       }),
     );
-    expect((await publicCard(server.url)).capabilities.pushNotifications).toBe(false);
+    expect((await fetchCard(server.url)).capabilities.pushNotifications).toBe(false);
     const { agent } = server;
     const task = await agent.sendTask(send('go'));
     const url = 'https://client.example.com/webhook/a2a';
-    const calls: [string, unknown][] = [
-      ['CreateTaskPushNotificationConfig', { taskId: task.id, url }],
-      ['GetTaskPushNotificationConfig', { taskId: task.id, id: 'push-1' }],
-      ['ListTaskPushNotificationConfigs', { taskId: task.id }],
-      ['DeleteTaskPushNotificationConfig', { taskId: task.id, id: 'push-1' }],
+    const calls: [string, () => Promise<unknown>][] = [
+      ['Create', () => agent.createTaskPushNotificationConfig({ taskId: task.id, url })],
+      ['Get', () => agent.getTaskPushNotificationConfig({ taskId: task.id, id: 'push-1' })],
+      ['List', () => agent.listTaskPushNotificationConfigs({ taskId: task.id })],
+      ['Delete', () => agent.deleteTaskPushNotificationConfig({ taskId: task.id, id: 'push-1' })],
     ];
-    for (const [method, params] of calls) {
-      expect((await agent.error(method, params)).code, method).toBe(-32003);
+    for (const [operation, call] of calls) {
+      const error = await rejection(call(), PushNotificationNotSupportedError);
+      expect(error.type, operation).toBe('PushNotificationNotSupportedError');
     }
     const pushConfig = { taskPushNotificationConfig: { url } };
-    expect((await agent.error('SendMessage', send('again', {}, pushConfig))).code).toBe(-32003);
-    expect((await agent.error('SendStreamingMessage', send('again', {}, pushConfig))).code).toBe(
-      -32003,
+    await rejection(
+      agent.sendMessage(send('again', {}, pushConfig)),
+      PushNotificationNotSupportedError,
     );
-    expect(
-      (await agent.error('SendMessage', send('resume', { taskId: task.id }, pushConfig))).code,
-    ).toBe(-32003);
+    await rejection(
+      agent.sendStreamingMessage(send('again', {}, pushConfig)),
+      PushNotificationNotSupportedError,
+    );
+    await rejection(
+      agent.sendMessage(send('resume', { taskId: task.id }, pushConfig)),
+      PushNotificationNotSupportedError,
+    );
     expect(executions).toBe(1);
     expect((await agent.listTasks()).totalSize).toBe(1);
-    expect((await agent.getTask(task.id)).status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect((await agent.getTask({ id: task.id })).status.state).toBe('TASK_STATE_INPUT_REQUIRED');
   });
 
-  it('answers GetExtendedAgentCard with -32004 unless declared, -32007 unless configured, else the card', async () => {
+  it('answers GetExtendedAgentCard with UnsupportedOperation unless declared, ExtendedAgentCardNotConfigured unless configured, else the card', async () => {
     const plain = defineAgent({ card: testCard('Plain'), execute: (ctx) => ctx.complete() });
     const declaredOnly = defineAgent({
       card: testCard('Declared only', { capabilities: { extendedAgentCard: true } }),
@@ -106,19 +114,23 @@ describeStores('Capability validation', (env) => {
       { path: '/declared', agent: declaredOnly },
       { path: '/extended', agent: extended },
     ]);
-    expect((await server.endpoint('/plain').error('GetExtendedAgentCard')).code).toBe(-32004);
-    expect((await server.endpoint('/declared').error('GetExtendedAgentCard')).code).toBe(-32007);
-    const card = await result<AgentCard>(server.endpoint('/extended').url, 'GetExtendedAgentCard');
+    await rejection(server.endpoint('/plain').getExtendedAgentCard(), UnsupportedOperationError);
+    await rejection(
+      server.endpoint('/declared').getExtendedAgentCard(),
+      ExtendedAgentCardNotConfiguredError,
+    );
+    const driver = server.endpoint('/extended');
+    const card = await driver.getExtendedAgentCard();
     expect(card.description).toBe('The extended card, for authenticated callers');
     expect(card.skills.map((skill) => skill.id)).toEqual(['public', 'secret']);
     expect(card.capabilities.extendedAgentCard).toBe(true);
-    expect(card.supportedInterfaces.map((i) => i.url)).toEqual([
-      server.endpoint('/extended').url,
-      server.endpoint('/extended').url.replace(/\/a2a$/, ''),
-    ]);
+    // The extended card offers the interfaces of the public one, this driver's among them.
+    const publicCard = await fetchCard(`${server.url}/extended`);
+    expect(card.supportedInterfaces).toEqual(publicCard.supportedInterfaces);
+    expect(card.supportedInterfaces.map((i) => i.url)).toContain(driver.url);
   });
 
-  it('refuses a call without a required extension with -32008, and activates the requested ones', async () => {
+  it('refuses a call without a required extension with ExtensionSupportRequired, and activates the requested ones', async () => {
     let executions = 0;
     const { agent } = await env.serve(
       defineAgent({
@@ -136,26 +148,29 @@ describeStores('Capability validation', (env) => {
         },
       }),
     );
-    const refused = await agent.error('SendMessage', send('go'), {
-      headers: { 'a2a-extensions': OPTIONAL_EXTENSION },
-    });
-    expect(refused.code).toBe(-32008);
+    const refused = await rejection(
+      agent.sendMessage(send('go'), { extensions: [OPTIONAL_EXTENSION] }),
+      ExtensionSupportRequiredError,
+    );
     expect(refused.message).toContain(REQUIRED_EXTENSION);
-    expect((await agent.error('SendStreamingMessage', send('go'))).code).toBe(-32008);
-    expect((await agent.error('ListTasks', {})).code).toBe(-32008);
+    await rejection(agent.sendStreamingMessage(send('go')), ExtensionSupportRequiredError);
+    await rejection(agent.listTasks({}), ExtensionSupportRequiredError);
     expect(executions).toBe(0);
-    const headers = {
-      'a2a-extensions': `${REQUIRED_EXTENSION}, ${OPTIONAL_EXTENSION}, https://example.com/unknown`,
-    };
-    const accepted = await agent.call<{
-      task: { status: { message: { parts: { text: string }[] } } };
-    }>('SendMessage', send('go'), { headers });
-    expect(accepted.result?.task.status.message.parts[0]?.text).toBe(
+    const extensions = [REQUIRED_EXTENSION, OPTIONAL_EXTENSION, 'https://example.com/unknown'];
+    const accepted = await agent.call('SendMessage', send('go'), { extensions });
+    expect(accepted.error).toBeUndefined();
+    expect(textOf(accepted.result?.task?.status.message)).toBe(
       `extensions: ${REQUIRED_EXTENSION} ${OPTIONAL_EXTENSION}`,
     );
-    expect(accepted.headers.get('a2a-extensions')).toBe(
-      `${REQUIRED_EXTENSION}, ${OPTIONAL_EXTENSION}`,
-    );
+    expect(accepted.activatedExtensions).toEqual([REQUIRED_EXTENSION, OPTIONAL_EXTENSION]);
     expect(executions).toBe(1);
+    // A stream announces what it activated when it opens.
+    const stream = await agent.sendStreamingMessage(send('go'), { extensions });
+    expect(stream.activatedExtensions).toEqual([REQUIRED_EXTENSION, OPTIONAL_EXTENSION]);
+    const events = await stream.rest();
+    expect(textOf(events.at(-1)?.response.statusUpdate?.status.message)).toBe(
+      `extensions: ${REQUIRED_EXTENSION} ${OPTIONAL_EXTENSION}`,
+    );
+    expect(executions).toBe(2);
   });
 });

@@ -1,16 +1,23 @@
 /**
  * GetTask and ListTasks end to end: history length, filters (contextId, status,
  * statusTimestampAfter), ordering by status time, paging with opaque tokens, page size bounds,
- * artifacts left out unless asked for — against every store.
+ * artifacts left out unless asked for — over every binding, against every store.
  */
 
 import { expect, it } from 'vitest';
-import type { Task } from '../../src/index.js';
+import {
+  InvalidParamsError,
+  TaskNotFoundError,
+  type ListTasksRequest,
+  type Task,
+} from '../../src/index.js';
 import { defineAgent, type AgentDefinition } from '../../src/server.js';
-import { artifactTexts, historyOf, testCard } from './support/agents.js';
-import { send, violatedFields, type AgentEndpoint } from './support/json-rpc.js';
-import { describeStores } from './support/server.js';
-import { clockPast } from './support/sync.js';
+import { rejection, violatedFields } from '../support/a2a-errors.js';
+import { testCard } from '../support/agents.js';
+import { describeBehaviour } from '../support/behaviour-env.js';
+import type { A2ADriver } from '../support/drivers/a2a-driver.js';
+import { artifactTexts, historyOf, send, taskIds as idsOf } from '../support/messages.js';
+import { clockPast } from '../support/sync.js';
 
 /**
  * Ends each task as its first message says: "complete", "fail", "reject", "artifact" (completes
@@ -37,22 +44,18 @@ const worker: AgentDefinition = defineAgent({
 });
 
 /** Creates a task whose status timestamp is later than that of every task created before. */
-async function later(agent: AgentEndpoint, text: string, contextId?: string): Promise<Task> {
+async function later(agent: A2ADriver, text: string, contextId?: string): Promise<Task> {
   const task = await agent.sendTask(send(text, contextId === undefined ? {} : { contextId }));
   await clockPast(Date.parse(task.status.timestamp ?? ''));
   return task;
 }
 
-function idsOf(tasks: readonly Task[]): string[] {
-  return tasks.map((task) => task.id);
-}
-
-describeStores('GetTask and ListTasks', (env) => {
-  it('GetTask returns the stored task, honouring historyLength; an unknown id is -32001', async () => {
+describeBehaviour('GetTask and ListTasks', (env) => {
+  it('GetTask returns the stored task, honouring historyLength; an unknown id is TaskNotFound', async () => {
     const { agent } = await env.serve(worker);
     const task = await agent.sendTask(send('paint'));
     const done = await agent.sendTask(send('blue', { taskId: task.id }));
-    const full = await agent.getTask(task.id);
+    const full = await agent.getTask({ id: task.id });
     expect(full).toEqual(done);
     expect(historyOf(full)).toEqual([
       'user: paint',
@@ -60,17 +63,19 @@ describeStores('GetTask and ListTasks', (env) => {
       'user: blue',
       'agent: thanks for blue',
     ]);
-    const none = await agent.getTask(task.id, 0);
+    const none = await agent.getTask({ id: task.id, historyLength: 0 });
     expect(none).not.toHaveProperty('history');
     expect(none.status).toEqual(full.status);
-    expect(historyOf(await agent.getTask(task.id, 2))).toEqual([
+    expect(historyOf(await agent.getTask({ id: task.id, historyLength: 2 }))).toEqual([
       'user: blue',
       'agent: thanks for blue',
     ]);
-    expect(historyOf(await agent.getTask(task.id, 50))).toHaveLength(4);
-    expect((await agent.error('GetTask', { id: crypto.randomUUID() })).code).toBe(-32001);
-    const negative = await agent.error('GetTask', { id: task.id, historyLength: -1 });
-    expect(negative.code).toBe(-32602);
+    expect(historyOf(await agent.getTask({ id: task.id, historyLength: 50 }))).toHaveLength(4);
+    await rejection(agent.getTask({ id: crypto.randomUUID() }), TaskNotFoundError);
+    const negative = await rejection(
+      agent.getTask({ id: task.id, historyLength: -1 }),
+      InvalidParamsError,
+    );
     expect(violatedFields(negative)).toEqual(['historyLength']);
   });
 
@@ -82,7 +87,7 @@ describeStores('GetTask and ListTasks', (env) => {
     const a2 = await agent.sendTask(send('question', { contextId: a }));
     const b1 = await agent.sendTask(send('fail', { contextId: b }));
     const b2 = await agent.sendTask(send('question', { contextId: b }));
-    await agent.cancelTask(b2.id);
+    await agent.cancelTask({ id: b2.id });
 
     const all = await agent.listTasks();
     expect(idsOf(all.tasks).sort()).toEqual([a1.id, a2.id, b1.id, b2.id].sort());
@@ -123,7 +128,7 @@ describeStores('GetTask and ListTasks', (env) => {
     const tasks: Task[] = [];
     for (let i = 0; i < 4; i++) tasks.push(await later(agent, 'complete'));
     const [t0, t1, t2, t3] = tasks as [Task, Task, Task, Task];
-    const fromT1 = await agent.listTasks({ statusTimestampAfter: t1.status.timestamp });
+    const fromT1 = await agent.listTasks({ statusTimestampAfter: t1.status.timestamp ?? '' });
     expect(idsOf(fromT1.tasks)).toEqual([t3.id, t2.id, t1.id]);
     expect(fromT1.totalSize).toBe(3);
     const justAfterT2 = new Date(Date.parse(t2.status.timestamp ?? '') + 1).toISOString();
@@ -134,8 +139,10 @@ describeStores('GetTask and ListTasks', (env) => {
     expect(idsOf(past.tasks)).toEqual([t3.id, t2.id, t1.id, t0.id]);
     const future = await agent.listTasks({ statusTimestampAfter: '2999-01-01T00:00:00Z' });
     expect(future).toMatchObject({ tasks: [], totalSize: 0, nextPageToken: '' });
-    const invalid = await agent.error('ListTasks', { statusTimestampAfter: 'yesterday' });
-    expect(invalid.code).toBe(-32602);
+    const invalid = await rejection(
+      agent.listTasks({ statusTimestampAfter: 'yesterday' }),
+      InvalidParamsError,
+    );
     expect(violatedFields(invalid)).toEqual(['statusTimestampAfter']);
   });
 
@@ -164,26 +171,25 @@ describeStores('GetTask and ListTasks', (env) => {
     expect(exact.nextPageToken).toBe('');
   });
 
-  it('refuses a pageSize outside 1..100 with -32602 naming pageSize', async () => {
+  it('refuses a pageSize outside 1..100 with InvalidParams naming pageSize', async () => {
     const { agent } = await env.serve(worker);
     await agent.sendTask(send('complete'));
     for (const pageSize of [0, -1, 101, 1000]) {
-      const error = await agent.error('ListTasks', { pageSize });
-      expect(error.code, String(pageSize)).toBe(-32602);
-      expect(violatedFields(error)).toEqual(['pageSize']);
+      const error = await rejection(agent.listTasks({ pageSize }), InvalidParamsError);
+      expect(violatedFields(error), String(pageSize)).toEqual(['pageSize']);
     }
     expect((await agent.listTasks({ pageSize: 1 })).tasks).toHaveLength(1);
     expect((await agent.listTasks({ pageSize: 100 })).pageSize).toBe(100);
   });
 
-  it('refuses garbage and tokens of a listing with other filters with -32602 naming pageToken', async () => {
+  it('refuses garbage and tokens of a listing with other filters with InvalidParams naming pageToken', async () => {
     const { agent } = await env.serve(worker);
     const contextId = `ctx-${crypto.randomUUID()}`;
     for (let i = 0; i < 3; i++) await agent.sendTask(send('complete', { contextId }));
     const filtered = await agent.listTasks({ contextId, pageSize: 1 });
     const unfiltered = await agent.listTasks({ pageSize: 1 });
     expect([filtered, unfiltered].every((page) => page.nextPageToken !== '')).toBe(true);
-    const refusals: [string, Record<string, unknown>][] = [
+    const refusals: [string, ListTasksRequest][] = [
       ['garbage', { pageToken: 'not a token' }],
       ['base64 garbage', { pageToken: 'eyJmb28iOiJiYXIifQ' }],
       ['other contextId filter', { pageToken: filtered.nextPageToken }],
@@ -198,10 +204,10 @@ describeStores('GetTask and ListTasks', (env) => {
     ];
     for (const [what, params] of refusals) {
       const outcome = await agent.call('ListTasks', params);
-      expect(outcome.error?.code, `${what}: ${outcome.raw.slice(0, 200)}`).toBe(-32602);
-      expect(violatedFields(outcome.error ?? { code: 0, message: '' }), what).toEqual([
-        'pageToken',
-      ]);
+      expect(outcome.error, `${what}: ${outcome.raw.slice(0, 200)}`).toBeInstanceOf(
+        InvalidParamsError,
+      );
+      expect(violatedFields(outcome.error), what).toEqual(['pageToken']);
     }
     // The same listing's token works, also with another page size or view.
     const next = await agent.listTasks({
@@ -212,7 +218,7 @@ describeStores('GetTask and ListTasks', (env) => {
     expect(next.tasks).toHaveLength(2);
   });
 
-  it('refuses a page token issued by another agent with -32602 naming pageToken', async () => {
+  it('refuses a page token issued by another agent with InvalidParams naming pageToken', async () => {
     const server = await env.serve([
       { path: '/one', agent: worker },
       { path: '/two', agent: worker },
@@ -227,8 +233,8 @@ describeStores('GetTask and ListTasks', (env) => {
     expect(ofTwo.nextPageToken).not.toBe('');
     // Same filters, but another agent's listing: its position means nothing here.
     const outcome = await one.call('ListTasks', { pageToken: ofTwo.nextPageToken });
-    expect(outcome.error?.code, outcome.raw.slice(0, 200)).toBe(-32602);
-    expect(violatedFields(outcome.error ?? { code: 0, message: '' })).toEqual(['pageToken']);
+    expect(outcome.error, outcome.raw.slice(0, 200)).toBeInstanceOf(InvalidParamsError);
+    expect(violatedFields(outcome.error)).toEqual(['pageToken']);
   });
 
   it('omits artifacts unless includeArtifacts is true, and cuts each history to historyLength', async () => {
@@ -261,14 +267,14 @@ describeStores('GetTask and ListTasks', (env) => {
     const tenant = `tenant-${crypto.randomUUID()}`;
     const theirs = await agent.sendTask({ ...send('question'), tenant });
     const ours = await agent.sendTask(send('question'));
-    expect((await agent.error('GetTask', { id: theirs.id })).code).toBe(-32001);
-    expect((await agent.error('CancelTask', { id: theirs.id })).code).toBe(-32001);
-    expect((await agent.error('SubscribeToTask', { id: theirs.id })).code).toBe(-32001);
-    expect((await agent.error('SendMessage', send('answer', { taskId: theirs.id }))).code).toBe(
-      -32001,
-    );
+    await rejection(agent.getTask({ id: theirs.id }), TaskNotFoundError);
+    await rejection(agent.cancelTask({ id: theirs.id }), TaskNotFoundError);
+    await rejection(agent.subscribeToTask({ id: theirs.id }), TaskNotFoundError);
+    await rejection(agent.sendMessage(send('answer', { taskId: theirs.id })), TaskNotFoundError);
     expect(idsOf((await agent.listTasks()).tasks)).toEqual([ours.id]);
     expect(idsOf((await agent.listTasks({ tenant })).tasks)).toEqual([theirs.id]);
+    // Within the tenant the task is there to read.
+    expect((await agent.getTask({ id: theirs.id, tenant })).id).toBe(theirs.id);
     const resumed = await agent.sendTask({ ...send('answer', { taskId: theirs.id }), tenant });
     expect(resumed.status.state).toBe('TASK_STATE_COMPLETED');
   });

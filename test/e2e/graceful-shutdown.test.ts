@@ -1,21 +1,23 @@
 /**
  * Graceful shutdown of an in-process server, end to end: work in flight finishes within the
  * deadline — a blocking SendMessage gets its answer, and the open streams of a task deliver every
- * event up to its final status even when their clients read slowly — against every store. (The
- * same through a real `tandem serve` process and SIGTERM: cli-serve-shutdown.test.ts.)
+ * event up to its final status even when their clients read slowly — over every binding, against
+ * every store. (The same through a real `tandem serve` process and SIGTERM:
+ * cli-serve-shutdown.test.ts.)
  */
 
 import { expect, it } from 'vitest';
 import { defineAgent } from '../../src/server.js';
-import { artifactTexts, testCard } from './support/agents.js';
-import { describeFrame, send } from './support/json-rpc.js';
-import { describeStores } from './support/server.js';
-import { deferred } from './support/sync.js';
+import { testCard } from '../support/agents.js';
+import { describeBehaviour } from '../support/behaviour-env.js';
+import { describeEvent, range, seqsOf } from '../support/events.js';
+import { artifactTexts, send } from '../support/messages.js';
+import { deferred } from '../support/sync.js';
 
 const CHUNKS = 100;
 const CHUNK_BYTES = 64 * 1024;
 
-describeStores('Graceful shutdown', (env) => {
+describeBehaviour('Graceful shutdown', (env) => {
   it('lets a blocking SendMessage in flight finish with the complete task', async () => {
     const started = deferred();
     const release = deferred();
@@ -63,11 +65,11 @@ describeStores('Graceful shutdown', (env) => {
         },
       }),
     );
-    const sender = await server.agent.stream(send('go'));
+    const sender = await server.agent.sendStreamingMessage(send('go'));
     const first = await sender.next();
-    const taskId = first?.result?.task?.id ?? '';
+    const taskId = first?.response.task?.id ?? '';
     await started.promise;
-    const subscriber = await server.agent.subscribe(taskId);
+    const subscriber = await server.agent.subscribeToTask({ id: taskId });
     release.resolve();
     // Neither client reads while the task runs to its end; the server then shuts down with a
     // generous deadline, within which both clients read everything.
@@ -76,12 +78,10 @@ describeStores('Graceful shutdown', (env) => {
     const [senderRest, subscriberRest] = await Promise.all([sender.rest(), subscriber.rest()]);
     await stopping;
     const expectedTail = [`${CHUNKS + 2} artifact`, `${CHUNKS + 3} status TASK_STATE_COMPLETED`];
-    for (const frames of [senderRest, subscriberRest]) {
-      const described = frames.map(describeFrame).map((d) => d.split(' #')[0]);
+    for (const events of [senderRest, subscriberRest]) {
+      const described = events.map(describeEvent).map((d) => d.split(' #')[0]);
       expect(described.slice(-2)).toEqual(expectedTail);
     }
-    expect(senderRest.map((frame) => Number(frame.id))).toEqual(
-      Array.from({ length: CHUNKS + 2 }, (_, i) => i + 2),
-    );
+    expect(seqsOf(senderRest)).toEqual(range(2, CHUNKS + 2));
   });
 });

@@ -1,15 +1,17 @@
 /**
  * ListTasks over 1,000 tasks, end to end: the default page size, and paging that stays exact
- * while new tasks keep arriving — every earlier task exactly once, none twice — against every
- * store.
+ * while new tasks keep arriving — every earlier task exactly once, none twice — over every
+ * binding, against every store.
  */
 
 import { beforeAll, expect, it } from 'vitest';
 import type { Task } from '../../src/index.js';
 import { defineAgent } from '../../src/server.js';
-import { testCard } from './support/agents.js';
-import { send, type AgentEndpoint } from './support/json-rpc.js';
-import { describeStores, type E2EServer } from './support/server.js';
+import { testCard } from '../support/agents.js';
+import { describeBehaviour } from '../support/behaviour-env.js';
+import type { A2ADriver } from '../support/drivers/a2a-driver.js';
+import type { InProcessServer } from '../support/in-process-server.js';
+import { send } from '../support/messages.js';
 
 const SEEDED = 1_000;
 const CONCURRENCY = 16;
@@ -18,7 +20,7 @@ const CONCURRENCY = 16;
 const instant = defineAgent({ card: testCard('Instant'), execute: () => undefined });
 
 /** Sends `count` messages, `CONCURRENCY` at a time; resolves with the task ids. */
-async function createTasks(agent: AgentEndpoint, count: number): Promise<string[]> {
+async function createTasks(agent: A2ADriver, count: number): Promise<string[]> {
   const ids: string[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -31,8 +33,8 @@ async function createTasks(agent: AgentEndpoint, count: number): Promise<string[
   return ids;
 }
 
-describeStores('ListTasks paging', (env) => {
-  let server: E2EServer;
+describeBehaviour('ListTasks paging', (env) => {
+  let server: InProcessServer;
   let seeded: string[];
 
   // One server for the whole block: the tasks outlive a single test.

@@ -1,16 +1,24 @@
 /**
  * SendMessage end to end: task and context identifiers, multi-turn rules, blocking and
  * non-blocking execution, what the stored task keeps (history, artifacts, every event), direct
- * message replies, content types, and agent failures — over real HTTP, against every store.
+ * message replies, content types, and agent failures — over real HTTP, over every binding,
+ * against every store.
  */
 
 import { expect, it } from 'vitest';
-import type { Task } from '../../src/index.js';
+import {
+  ContentTypeNotSupportedError,
+  InvalidParamsError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+  type Task,
+} from '../../src/index.js';
 import { defineAgent, type AgentContext } from '../../src/server.js';
-import { UUID, artifactTexts, historyOf, testCard, textOf } from './support/agents.js';
-import { send, userText, violatedFields } from './support/json-rpc.js';
-import { describeStores } from './support/server.js';
-import { deferred } from './support/sync.js';
+import { rejection, violatedFields } from '../support/a2a-errors.js';
+import { testCard } from '../support/agents.js';
+import { describeBehaviour } from '../support/behaviour-env.js';
+import { UUID, artifactTexts, historyOf, send, textOf, userText } from '../support/messages.js';
+import { deferred } from '../support/sync.js';
 
 /** Records what each execution saw. */
 interface Seen {
@@ -61,7 +69,7 @@ function conversationAgent(seen: Seen[] = []) {
   });
 }
 
-describeStores('SendMessage', (env) => {
+describeBehaviour('SendMessage', (env) => {
   it('creates tasks with server-generated UUIDs and a new contextId for a message without one', async () => {
     const seen: Seen[] = [];
     const { agent } = await env.serve(conversationAgent(seen));
@@ -91,30 +99,29 @@ describeStores('SendMessage', (env) => {
     expect(listed.tasks.map((t) => t.id).sort()).toEqual([first.id, second.id].sort());
   });
 
-  it('refuses a taskId that references no task with -32001 and runs nothing', async () => {
+  it('refuses a taskId that references no task with TaskNotFound and runs nothing', async () => {
     const seen: Seen[] = [];
     const { agent } = await env.serve(conversationAgent(seen));
     const taskId = crypto.randomUUID();
-    const error = await agent.error('SendMessage', send('hello', { taskId }));
-    expect(error.code).toBe(-32001);
-    const streaming = await agent.error('SendStreamingMessage', send('hello', { taskId }));
-    expect(streaming.code).toBe(-32001);
+    await rejection(agent.sendMessage(send('hello', { taskId })), TaskNotFoundError);
+    await rejection(agent.sendStreamingMessage(send('hello', { taskId })), TaskNotFoundError);
     expect(seen).toEqual([]);
     expect((await agent.listTasks()).totalSize).toBe(0);
   });
 
-  it('rejects a taskId whose task has another contextId with -32602 on message.contextId', async () => {
+  it('rejects a taskId whose task has another contextId with InvalidParams on message.contextId', async () => {
     const seen: Seen[] = [];
     const { agent } = await env.serve(conversationAgent(seen));
     const task = await agent.sendTask(send('paint'));
     expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    const error = await agent.error(
-      'SendMessage',
-      send('blue', { taskId: task.id, contextId: `other-${crypto.randomUUID()}` }),
+    const error = await rejection(
+      agent.sendMessage(
+        send('blue', { taskId: task.id, contextId: `other-${crypto.randomUUID()}` }),
+      ),
+      InvalidParamsError,
     );
-    expect(error.code).toBe(-32602);
     expect(violatedFields(error)).toEqual(['message.contextId']);
-    const after = await agent.getTask(task.id);
+    const after = await agent.getTask({ id: task.id });
     expect(after.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(historyOf(after)).toEqual(['user: paint', 'agent: Which colour?']);
     expect(seen).toHaveLength(1);
@@ -140,14 +147,14 @@ describeStores('SendMessage', (env) => {
     expect(explicit.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
-  it('refuses a message to a task in any terminal state with -32004', async () => {
+  it('refuses a message to a task in any terminal state with UnsupportedOperation', async () => {
     const seen: Seen[] = [];
     const { agent } = await env.serve(conversationAgent(seen));
     const completed = await agent.sendTask(send('complete'));
     const failed = await agent.sendTask(send('fail'));
     const rejected = await agent.sendTask(send('reject'));
     const interrupted = await agent.sendTask(send('paint'));
-    const canceled = await agent.cancelTask(interrupted.id);
+    const canceled = await agent.cancelTask({ id: interrupted.id });
     const terminal = [completed, failed, rejected, canceled];
     expect(terminal.map((t) => t.status.state)).toEqual([
       'TASK_STATE_COMPLETED',
@@ -156,14 +163,15 @@ describeStores('SendMessage', (env) => {
       'TASK_STATE_CANCELED',
     ]);
     for (const task of terminal) {
-      const error = await agent.error('SendMessage', send('more', { taskId: task.id }));
-      expect(error.code).toBe(-32004);
-      const streaming = await agent.error(
-        'SendStreamingMessage',
-        send('more', { taskId: task.id }),
+      await rejection(
+        agent.sendMessage(send('more', { taskId: task.id })),
+        UnsupportedOperationError,
       );
-      expect(streaming.code).toBe(-32004);
-      expect(historyOf(await agent.getTask(task.id))).not.toContain('user: more');
+      await rejection(
+        agent.sendStreamingMessage(send('more', { taskId: task.id })),
+        UnsupportedOperationError,
+      );
+      expect(historyOf(await agent.getTask({ id: task.id }))).not.toContain('user: more');
     }
     expect(seen).toHaveLength(4);
   });
@@ -195,7 +203,7 @@ describeStores('SendMessage', (env) => {
     }
   });
 
-  it('refuses a message to a WORKING task with -32004 and never starts a second execution', async () => {
+  it('refuses a message to a WORKING task with UnsupportedOperation and never starts a second execution', async () => {
     const release = deferred();
     const working = deferred();
     let executions = 0;
@@ -213,15 +221,19 @@ describeStores('SendMessage', (env) => {
     );
     const task = await agent.sendTask(send('first', {}, { returnImmediately: true }));
     await working.promise;
-    const error = await agent.error('SendMessage', send('second', { taskId: task.id }));
-    expect(error.code).toBe(-32004);
-    const streaming = await agent.error('SendStreamingMessage', send('third', { taskId: task.id }));
-    expect(streaming.code).toBe(-32004);
-    const watcher = await agent.subscribe(task.id);
+    await rejection(
+      agent.sendMessage(send('second', { taskId: task.id })),
+      UnsupportedOperationError,
+    );
+    await rejection(
+      agent.sendStreamingMessage(send('third', { taskId: task.id })),
+      UnsupportedOperationError,
+    );
+    const watcher = await agent.subscribeToTask({ id: task.id });
     release.resolve();
-    const frames = await watcher.rest();
-    expect(frames.at(-1)?.result?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
-    const final = await agent.getTask(task.id);
+    const events = await watcher.rest();
+    expect(events.at(-1)?.response.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    const final = await agent.getTask({ id: task.id });
     expect(historyOf(final)).toEqual(['user: first']);
     expect(artifactTexts(final)).toEqual([['handled first']]);
     expect(executions).toBe(1);
@@ -244,21 +256,21 @@ describeStores('SendMessage', (env) => {
     const task = await agent.sendTask(send('start'));
     const attempts = await Promise.all(
       ['a', 'b', 'c', 'd', 'e'].map((text) =>
-        agent.call<{ task?: Task }>(
-          'SendMessage',
-          send(text, { taskId: task.id }, { returnImmediately: true }),
-        ),
+        agent.call('SendMessage', send(text, { taskId: task.id }, { returnImmediately: true })),
       ),
     );
     const winners = attempts.filter((a) => a.result?.task !== undefined);
     const losers = attempts.filter((a) => a.error !== undefined);
     expect(winners).toHaveLength(1);
-    expect(losers.map((l) => l.error?.code)).toEqual([-32004, -32004, -32004, -32004]);
-    const watcher = await agent.subscribe(task.id);
+    expect(losers.map((l) => l.error?.type)).toEqual(
+      Array<string>(4).fill('UnsupportedOperationError'),
+    );
+    for (const loser of losers) expect(loser.error).toBeInstanceOf(UnsupportedOperationError);
+    const watcher = await agent.subscribeToTask({ id: task.id });
     release.resolve();
-    const frames = await watcher.rest();
-    expect(frames.at(-1)?.result?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
-    const final = await agent.getTask(task.id);
+    const events = await watcher.rest();
+    expect(events.at(-1)?.response.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    const final = await agent.getTask({ id: task.id });
     expect(resumed).toBe(1);
     expect(textOf(final.status.message)).toBe(
       `won by ${textOf(winners[0]?.result?.task?.history?.at(-1))}`,
@@ -289,7 +301,7 @@ describeStores('SendMessage', (env) => {
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(textOf(task.status.message)).toBe('finished');
     expect(artifactTexts(task)).toEqual([['first'], ['second']]);
-    expect(task).toEqual(await agent.getTask(task.id));
+    expect(task).toEqual(await agent.getTask({ id: task.id }));
   });
 
   it('a blocking caller that goes away does not cancel the task', async () => {
@@ -311,7 +323,7 @@ describeStores('SendMessage', (env) => {
     );
     const caller = new AbortController();
     const contextId = `ctx-${crypto.randomUUID()}`;
-    const blocking = server.agent.send(send('go', { contextId }), {
+    const blocking = server.agent.sendMessage(send('go', { contextId }), {
       tag: 'leaver',
       signal: caller.signal,
     });
@@ -349,7 +361,7 @@ describeStores('SendMessage', (env) => {
     expect(task.artifacts ?? []).toEqual([]);
     release.resolve();
     await finished.promise;
-    const final = await agent.getTask(task.id);
+    const final = await agent.getTask({ id: task.id });
     expect(final.status.state).toBe('TASK_STATE_COMPLETED');
     expect(artifactTexts(final)).toEqual([['late result']]);
   });
@@ -376,7 +388,7 @@ describeStores('SendMessage', (env) => {
     const task = await agent.sendTask(send('go', {}, { returnImmediately: true }));
     release.resolve();
     await finished.promise;
-    const final = await agent.getTask(task.id);
+    const final = await agent.getTask({ id: task.id });
     expect(final.status.state).toBe('TASK_STATE_COMPLETED');
     expect(artifactTexts(final)).toEqual([
       Array.from({ length: 20 }, (_, i) => `c${i}`),
@@ -407,7 +419,7 @@ describeStores('SendMessage', (env) => {
     const task = await agent.sendTask(send('go'));
     expect(artifactTexts(task)).toEqual([['a', 'b', 'c', 'd'], ['new']]);
     expect(task.artifacts?.[0]?.name).toBe('report');
-    expect(await agent.getTask(task.id)).toEqual(task);
+    expect(await agent.getTask({ id: task.id })).toEqual(task);
   });
 
   it('keeps the user messages and the agent status messages in the history, in order', async () => {
@@ -475,10 +487,10 @@ describeStores('SendMessage', (env) => {
     );
     const whole = await agent.sendTask(send('go'));
     expect(artifactTexts(whole)).toEqual([['a', 'b'], ['other']]);
-    expect(whole).toEqual(await agent.getTask(whole.id));
+    expect(whole).toEqual(await agent.getTask({ id: whole.id }));
     const cut = await agent.sendTask(send('go', {}, { historyLength: 1 }));
     expect(historyOf(cut)).toEqual(['agent: done']);
-    expect(cut).toEqual(await agent.getTask(cut.id, 1));
+    expect(cut).toEqual(await agent.getTask({ id: cut.id, historyLength: 1 }));
   });
 
   it('answers with a direct Message when the agent replies, and creates no task', async () => {
@@ -488,32 +500,32 @@ describeStores('SendMessage', (env) => {
         execute: (ctx) => ctx.reply(`pong: ${ctx.text}`),
       }),
     );
-    const answer = await agent.send(send('ping'));
+    const answer = await agent.sendMessage(send('ping'));
     expect(answer.task).toBeUndefined();
     expect(answer.message).toMatchObject({ role: 'ROLE_AGENT', parts: [{ text: 'pong: ping' }] });
     expect(answer.message?.messageId).toMatch(UUID);
     expect(answer.message?.contextId).toMatch(UUID);
     expect(answer.message).not.toHaveProperty('taskId');
     const contextId = `ctx-${crypto.randomUUID()}`;
-    const inContext = await agent.send(send('again', { contextId }));
+    const inContext = await agent.sendMessage(send('again', { contextId }));
     expect(inContext.message?.contextId).toBe(contextId);
 
-    const stream = await agent.stream(send('streamed'));
-    const frames = await stream.rest();
-    expect(frames).toHaveLength(1);
-    expect(frames[0]?.id).toBeUndefined();
-    expect(frames[0]?.result?.message).toMatchObject({
+    const stream = await agent.sendStreamingMessage(send('streamed'));
+    const events = await stream.rest();
+    expect(events).toHaveLength(1);
+    expect(events[0]?.seq).toBeUndefined();
+    expect(events[0]?.response.message).toMatchObject({
       role: 'ROLE_AGENT',
       parts: [{ text: 'pong: streamed' }],
     });
-    expect(Object.keys(frames[0]?.result ?? {})).toEqual(['message']);
+    expect(Object.keys(events[0]?.response ?? {})).toEqual(['message']);
 
     const listed = await agent.listTasks();
     expect(listed.tasks).toEqual([]);
     expect(listed.totalSize).toBe(0);
   });
 
-  it('refuses a part whose media type the agent does not accept with -32005', async () => {
+  it('refuses a part whose media type the agent does not accept with ContentTypeNotSupported', async () => {
     let executions = 0;
     const { agent } = await env.serve(
       defineAgent({
@@ -537,9 +549,11 @@ describeStores('SendMessage', (env) => {
     const image = userText('look', {
       parts: [{ text: 'look' }, { raw: 'iVBORw0KGgo=', mediaType: 'image/png' }],
     });
-    for (const method of ['SendMessage', 'SendStreamingMessage']) {
-      const error = await agent.error(method, { message: image });
-      expect(error.code).toBe(-32005);
+    for (const call of [
+      () => agent.sendMessage({ message: image }),
+      () => agent.sendStreamingMessage({ message: image }),
+    ]) {
+      const error = await rejection(call(), ContentTypeNotSupportedError);
       expect(error.message).toContain('image/png');
     }
     expect(executions).toBe(0);
@@ -569,18 +583,18 @@ describeStores('SendMessage', (env) => {
     );
     const responses: string[] = [];
     for (const text of ['early', 'late']) {
-      const outcome = await agent.call<{ task: Task }>('SendMessage', send(text));
+      const outcome = await agent.call('SendMessage', send(text));
       responses.push(outcome.raw);
       const task = outcome.result?.task;
       expect(task?.status.state).toBe('TASK_STATE_FAILED');
       expect(task?.status.message?.role).toBe('ROLE_AGENT');
       expect(textOf(task?.status.message).length).toBeGreaterThan(0);
-      responses.push((await agent.call('GetTask', { id: task?.id })).raw);
+      responses.push((await agent.call('GetTask', { id: task?.id ?? '' })).raw);
     }
-    const stream = await agent.stream(send('late'));
-    const frames = await stream.rest();
-    expect(frames.at(-1)?.result?.statusUpdate?.status.state).toBe('TASK_STATE_FAILED');
-    responses.push(...frames.map((frame) => frame.data));
+    const stream = await agent.sendStreamingMessage(send('late'));
+    const events = await stream.rest();
+    expect(events.at(-1)?.response.statusUpdate?.status.state).toBe('TASK_STATE_FAILED');
+    responses.push(...events.map((event) => event.raw));
     responses.push(
       (await agent.call('ListTasks', { historyLength: 10, includeArtifacts: true })).raw,
     );

@@ -1,25 +1,30 @@
 /**
  * Event streams end to end: SendStreamingMessage and SubscribeToTask over SSE — the Task first,
  * one `id:` per event increasing by 1, identical sequences for any number of concurrent readers,
- * readers that leave or fall behind, and streams across an interrupted task.
+ * readers that leave or fall behind, streams across an interrupted task, and resuming after the
+ * last event seen — over every binding, against every store.
  */
 
 import { expect, it } from 'vitest';
+import {
+  InvalidParamsError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '../../src/index.js';
 import { defineAgent } from '../../src/server.js';
-import { artifactTexts, historyOf, testCard } from './support/agents.js';
-import { describeFrame, send, stateOf, type Frame } from './support/json-rpc.js';
-import { describeStores } from './support/server.js';
-import { deferred } from './support/sync.js';
-
-/** The SSE ids of `frames` as numbers. */
-function ids(frames: readonly Frame[]): number[] {
-  return frames.map((frame) => Number(frame.id));
-}
-
-/** `n` consecutive numbers from `first`. */
-function run(first: number, n: number): number[] {
-  return Array.from({ length: n }, (_, i) => first + i);
-}
+import { rejection, violatedFields } from '../support/a2a-errors.js';
+import { testCard } from '../support/agents.js';
+import { describeBehaviour } from '../support/behaviour-env.js';
+import type { StreamEvent } from '../support/drivers/a2a-driver.js';
+import {
+  describeEvent,
+  expectResumedAfter,
+  range,
+  seqsOf,
+  updateStateOf,
+} from '../support/events.js';
+import { artifactTexts, historyOf, send } from '../support/messages.js';
+import { deferred } from '../support/sync.js';
 
 /**
  * An agent that marks the task WORKING, then waits for the test's gate before producing
@@ -47,7 +52,7 @@ function gatedAgent(chunks: number) {
   return { agent, started, release, finished };
 }
 
-describeStores('Event streams', (env) => {
+describeBehaviour('Event streams', (env) => {
   it('starts SendStreamingMessage with the Task and numbers every event 1, 2, 3…', async () => {
     const { agent } = await env.serve(
       defineAgent({
@@ -60,24 +65,24 @@ describeStores('Event streams', (env) => {
         },
       }),
     );
-    const stream = await agent.stream(send('go'));
-    const frames = await stream.rest();
-    expect(frames.map(describeFrame)).toEqual([
+    const stream = await agent.sendStreamingMessage(send('go'));
+    const events = await stream.rest();
+    expect(events.map(describeEvent)).toEqual([
       '1 task TASK_STATE_SUBMITTED',
       '2 status TASK_STATE_WORKING',
       '3 artifact a',
       '4 artifact b (append)',
       '5 status TASK_STATE_COMPLETED',
     ]);
-    const first = frames[0]?.result?.task;
+    const first = events[0]?.response.task;
     expect(first === undefined ? [] : historyOf(first)).toEqual(['user: go']);
     const taskId = first?.id ?? '';
-    for (const frame of frames.slice(1)) {
-      const update = frame.result?.statusUpdate ?? frame.result?.artifactUpdate;
+    for (const event of events.slice(1)) {
+      const update = event.response.statusUpdate ?? event.response.artifactUpdate;
       expect(update).toMatchObject({ taskId, contextId: first?.contextId });
     }
-    const stored = await agent.getTask(taskId);
-    expect(stored.status).toEqual(frames[4]?.result?.statusUpdate?.status);
+    const stored = await agent.getTask({ id: taskId });
+    expect(stored.status).toEqual(events[4]?.response.statusUpdate?.status);
     expect(artifactTexts(stored)).toEqual([['a', 'b']]);
   });
 
@@ -86,18 +91,18 @@ describeStores('Event streams', (env) => {
     const { agent } = await env.serve(definition);
     const task = await agent.sendTask(send('go', {}, { returnImmediately: true }));
     await started.promise;
-    const subscription = await agent.subscribe(task.id);
+    const subscription = await agent.subscribeToTask({ id: task.id });
     const snapshot = await subscription.next();
-    expect(snapshot?.id).toBe('2');
-    expect(snapshot?.result?.task).toMatchObject({
+    expect(snapshot?.seq).toBe(2);
+    expect(snapshot?.response.task).toMatchObject({
       id: task.id,
       status: { state: 'TASK_STATE_WORKING' },
     });
-    expect(historyOf(snapshot?.result?.task ?? task)).toEqual(['user: go', 'agent: started']);
+    expect(historyOf(snapshot?.response.task ?? task)).toEqual(['user: go', 'agent: started']);
     release.resolve();
     const rest = await subscription.rest();
-    expect(ids(rest)).toEqual(run(3, 4));
-    expect(rest.map(describeFrame)).toEqual([
+    expect(seqsOf(rest)).toEqual(range(3, 4));
+    expect(rest.map(describeEvent)).toEqual([
       '3 artifact chunk-0',
       '4 artifact chunk-1 (append)',
       '5 status TASK_STATE_WORKING',
@@ -105,14 +110,14 @@ describeStores('Event streams', (env) => {
     ]);
   });
 
-  it('refuses SubscribeToTask for a terminal task with -32004 and for an unknown one with -32001', async () => {
+  it('refuses SubscribeToTask for a terminal task with UnsupportedOperation and for an unknown one with TaskNotFound', async () => {
     const { agent } = await env.serve(
       defineAgent({ card: testCard('Quick'), execute: (ctx) => ctx.complete() }),
     );
     const task = await agent.sendTask(send('go'));
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
-    expect((await agent.error('SubscribeToTask', { id: task.id })).code).toBe(-32004);
-    expect((await agent.error('SubscribeToTask', { id: crypto.randomUUID() })).code).toBe(-32001);
+    await rejection(agent.subscribeToTask({ id: task.id }), UnsupportedOperationError);
+    await rejection(agent.subscribeToTask({ id: crypto.randomUUID() }), TaskNotFoundError);
   });
 
   it('gives 100 concurrent subscribers the identical event sequence', async () => {
@@ -121,22 +126,22 @@ describeStores('Event streams', (env) => {
     const task = await agent.sendTask(send('go', {}, { returnImmediately: true }));
     await started.promise;
     const subscriptions = await Promise.all(
-      Array.from({ length: 100 }, () => agent.subscribe(task.id)),
+      Array.from({ length: 100 }, () => agent.subscribeToTask({ id: task.id })),
     );
     release.resolve();
     const sequences = await Promise.all(subscriptions.map((s) => s.rest()));
-    // The JSON-RPC id inside each frame is the subscriber's own; the event is the rest.
-    const comparable = sequences.map((frames) =>
-      frames.map((frame) => `${frame.id ?? '-'} ${JSON.stringify(frame.result)}`),
+    // The framing may differ per subscriber (a JSON-RPC id); the event must not.
+    const comparable = sequences.map((events) =>
+      events.map((event) => `${event.seq ?? '-'} ${JSON.stringify(event.response)}`),
     );
     const [reference] = comparable;
     expect(reference).toHaveLength(13);
-    expect(ids(sequences[0] ?? [])).toEqual(run(2, 13));
-    expect(sequences[0]?.map(describeFrame).slice(0, 2)).toEqual([
+    expect(seqsOf(sequences[0] ?? [])).toEqual(range(2, 13));
+    expect(sequences[0]?.map(describeEvent).slice(0, 2)).toEqual([
       '2 task TASK_STATE_WORKING',
       '3 artifact chunk-0',
     ]);
-    expect(stateOf(sequences[0]?.at(-1))).toBe('TASK_STATE_COMPLETED');
+    expect(updateStateOf(sequences[0]?.at(-1))).toBe('TASK_STATE_COMPLETED');
     for (const sequence of comparable) expect(sequence).toEqual(reference);
   });
 
@@ -144,14 +149,14 @@ describeStores('Event streams', (env) => {
     const { agent: definition, started, release } = gatedAgent(3);
     const server = await env.serve(definition);
     const { agent } = server;
-    const sender = await agent.stream(send('go'), { tag: 'sender' });
-    const taskId = (await sender.next())?.result?.task?.id ?? '';
+    const sender = await agent.sendStreamingMessage(send('go'), { tag: 'sender' });
+    const taskId = (await sender.next())?.response.task?.id ?? '';
     await started.promise;
-    const leaving = await agent.subscribe(taskId, { tag: 'leaving' });
-    const staying = await agent.subscribe(taskId);
-    expect(stateOf(await sender.next())).toBe('TASK_STATE_WORKING');
-    expect((await leaving.next())?.result?.task?.id).toBe(taskId);
-    expect((await staying.next())?.result?.task?.id).toBe(taskId);
+    const leaving = await agent.subscribeToTask({ id: taskId }, { tag: 'leaving' });
+    const staying = await agent.subscribeToTask({ id: taskId });
+    expect(updateStateOf(await sender.next())).toBe('TASK_STATE_WORKING');
+    expect((await leaving.next())?.response.task?.id).toBe(taskId);
+    expect((await staying.next())?.response.task?.id).toBe(taskId);
     leaving.close();
     await (
       await server.request('leaving')
@@ -159,32 +164,32 @@ describeStores('Event streams', (env) => {
     release.resolve();
     const senderRest = await sender.rest();
     const stayingRest = await staying.rest();
-    expect(senderRest.map(describeFrame)).toEqual(stayingRest.map(describeFrame));
-    expect(stayingRest.map(describeFrame)).toEqual([
+    expect(senderRest.map(describeEvent)).toEqual(stayingRest.map(describeEvent));
+    expect(stayingRest.map(describeEvent)).toEqual([
       '3 artifact chunk-0',
       '4 artifact chunk-1 (append)',
       '5 artifact chunk-2 (append)',
       '6 status TASK_STATE_WORKING',
       '7 status TASK_STATE_COMPLETED',
     ]);
-    expect((await agent.getTask(taskId)).status.state).toBe('TASK_STATE_COMPLETED');
+    expect((await agent.getTask({ id: taskId })).status.state).toBe('TASK_STATE_COMPLETED');
   });
 
   it('a client that drops its stream after the first event still finds the task completed', async () => {
     const { agent: definition, release, finished } = gatedAgent(2);
     const server = await env.serve(definition);
     const { agent } = server;
-    const stream = await agent.stream(send('go'), { tag: 'dropper' });
+    const stream = await agent.sendStreamingMessage(send('go'), { tag: 'dropper' });
     const first = await stream.next();
-    const taskId = first?.result?.task?.id ?? '';
-    expect(first?.id).toBe('1');
+    const taskId = first?.response.task?.id ?? '';
+    expect(first?.seq).toBe(1);
     stream.close();
     await (
       await server.request('dropper')
     ).closed;
     release.resolve();
     await finished.promise;
-    const task = await agent.getTask(taskId);
+    const task = await agent.getTask({ id: taskId });
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(artifactTexts(task)).toEqual([['chunk-0', 'chunk-1']]);
     expect(historyOf(task)).toEqual([
@@ -216,19 +221,19 @@ describeStores('Event streams', (env) => {
       }),
       { streamBufferSize: 4 },
     );
-    const stream = await server.agent.stream(send('go'), { tag: 'slow' });
+    const stream = await server.agent.sendStreamingMessage(send('go'), { tag: 'slow' });
     // Nothing is read until the agent is done: it must not wait for this client, and more than
     // 12 MiB cannot sit in socket buffers, so the server's stream fell behind its 4-event buffer.
     await finished.promise;
-    const frames = await stream.rest();
-    expect(ids(frames)).toEqual(run(1, chunks + 3));
-    const taskId = frames[0]?.result?.task?.id ?? '';
-    const markers = frames.flatMap((frame) => {
-      const text = frame.result?.artifactUpdate?.artifact.parts[0]?.text;
+    const events = await stream.rest();
+    expect(seqsOf(events)).toEqual(range(1, chunks + 3));
+    const taskId = events[0]?.response.task?.id ?? '';
+    const markers = events.flatMap((event) => {
+      const text = event.response.artifactUpdate?.artifact.parts[0]?.text;
       return text === undefined ? [] : [text.slice(0, text.indexOf(':'))];
     });
     expect(markers).toEqual(Array.from({ length: chunks }, (_, i) => `#${i}`));
-    expect(stateOf(frames.at(-1))).toBe('TASK_STATE_COMPLETED');
+    expect(updateStateOf(events.at(-1))).toBe('TASK_STATE_COMPLETED');
     // It caught up from the store's log rather than from memory.
     expect(env.logReads(taskId)).toBeGreaterThan(0);
   });
@@ -244,21 +249,21 @@ describeStores('Event streams', (env) => {
         },
       }),
     );
-    const first = await agent.stream(send('order'));
-    const firstFrames = await first.rest();
-    expect(firstFrames.map(describeFrame)).toEqual([
+    const first = await agent.sendStreamingMessage(send('order'));
+    const firstEvents = await first.rest();
+    expect(firstEvents.map(describeEvent)).toEqual([
       '1 task TASK_STATE_SUBMITTED',
       '2 status TASK_STATE_INPUT_REQUIRED',
     ]);
-    const taskId = firstFrames[0]?.result?.task?.id ?? '';
-    const second = await agent.stream(send('large', { taskId }));
-    const secondFrames = await second.rest();
-    expect(secondFrames.map(describeFrame)).toEqual([
+    const taskId = firstEvents[0]?.response.task?.id ?? '';
+    const second = await agent.sendStreamingMessage(send('large', { taskId }));
+    const secondEvents = await second.rest();
+    expect(secondEvents.map(describeEvent)).toEqual([
       '3 task TASK_STATE_WORKING',
       '4 artifact size large',
       '5 status TASK_STATE_COMPLETED',
     ]);
-    const resumedTask = secondFrames[0]?.result?.task;
+    const resumedTask = secondEvents[0]?.response.task;
     expect(resumedTask === undefined ? [] : historyOf(resumedTask)).toEqual([
       'user: order',
       'agent: Which size?',
@@ -278,30 +283,32 @@ describeStores('Event streams', (env) => {
       }),
     );
     const task = await agent.sendTask(send('order'));
-    const watcher = await agent.subscribe(task.id);
-    expect(describeFrame((await watcher.next()) as Frame)).toBe('2 task TASK_STATE_INPUT_REQUIRED');
+    const watcher = await agent.subscribeToTask({ id: task.id });
+    expect(describeEvent((await watcher.next()) as StreamEvent)).toBe(
+      '2 task TASK_STATE_INPUT_REQUIRED',
+    );
     const done = await agent.sendTask(send('small', { taskId: task.id }));
     expect(done.status.state).toBe('TASK_STATE_COMPLETED');
-    expect((await watcher.rest()).map(describeFrame)).toEqual([
+    expect((await watcher.rest()).map(describeEvent)).toEqual([
       '3 status TASK_STATE_WORKING',
       '4 artifact size small',
       '5 status TASK_STATE_COMPLETED',
     ]);
   });
 
-  it('resumes a dropped stream after its Last-Event-ID, also once the task has ended', async () => {
+  it('resumes a dropped stream after the last event seen, also once the task has ended', async () => {
     const { agent: definition, release, finished } = gatedAgent(2);
     const server = await env.serve(definition);
     const { agent } = server;
-    const stream = await agent.stream(send('go'), { tag: 'first' });
-    const seen = [await stream.next(), await stream.next()];
-    expect(seen.map((frame) => frame?.id)).toEqual(['1', '2']);
+    const stream = await agent.sendStreamingMessage(send('go'), { tag: 'first' });
+    const seen = await stream.take(2);
+    expect(seqsOf(seen)).toEqual([1, 2]);
     stream.close();
     await (
       await server.request('first')
     ).closed;
-    const taskId = seen[0]?.result?.task?.id ?? '';
-    const live = await agent.subscribe(taskId, { headers: { 'last-event-id': '2' } });
+    const taskId = seen[0]?.response.task?.id ?? '';
+    const live = await agent.subscribeToTask({ id: taskId }, { lastEventId: 2 });
     release.resolve();
     await finished.promise;
     const expected = [
@@ -310,16 +317,16 @@ describeStores('Event streams', (env) => {
       '5 status TASK_STATE_WORKING',
       '6 status TASK_STATE_COMPLETED',
     ];
-    expect((await live.rest()).map(describeFrame)).toEqual(expected);
-    const afterEnd = await agent.subscribe(taskId, { headers: { 'last-event-id': '4' } });
-    expect((await afterEnd.rest()).map(describeFrame)).toEqual(expected.slice(2));
-    const beyond = await agent.error(
-      'SubscribeToTask',
-      { id: taskId },
-      {
-        headers: { 'last-event-id': '7' },
-      },
+    const liveRest = await live.rest();
+    expectResumedAfter(2, liveRest);
+    expect(liveRest.map(describeEvent)).toEqual(expected);
+    const afterEnd = await (await agent.subscribeToTask({ id: taskId }, { lastEventId: 4 })).rest();
+    expectResumedAfter(4, afterEnd);
+    expect(afterEnd.map(describeEvent)).toEqual(expected.slice(2));
+    const beyond = await rejection(
+      agent.subscribeToTask({ id: taskId }, { lastEventId: 7 }),
+      InvalidParamsError,
     );
-    expect(beyond.code).toBe(-32602);
+    expect(violatedFields(beyond)).toEqual(['Last-Event-ID']);
   });
 });

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createHttpCore } from '../../src/http/http-core.js';
 import { ifNoneMatchMatches } from '../../src/http/agent-card-route.js';
-import { ConfigurationError } from '../../src/protocol/local-errors.js';
-import { parseMessage } from '../../src/protocol/validation.js';
-import type { AgentCard } from '../../src/protocol/generated/types.js';
-import { defineAgent } from '../../src/runtime/agent.js';
+import { ConfigurationError, parseMessage, type AgentCard } from '../../src/index.js';
+import { defineAgent } from '../../src/server.js';
 import { extensionAgent, handlerFor, startServer, testAgent } from './support.js';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';

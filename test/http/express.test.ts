@@ -2,15 +2,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createExpressMiddleware } from '../../src/http/adapters/express.js';
-import type { AgentCard } from '../../src/protocol/generated/types.js';
-import {
-  A2A_HEADERS,
-  handlerFor,
-  messageParams,
-  readSse,
-  type JsonRpcResponse,
-} from './support.js';
+import type { AgentCard } from '../../src/index.js';
+import { createExpressMiddleware } from '../../src/server.js';
+import { readSse } from '../support/read-sse.js';
+import { A2A_HEADERS, handlerFor, messageParams, type JsonRpcResponse } from './support.js';
 
 const servers: Server[] = [];
 

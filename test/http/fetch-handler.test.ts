@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { createA2AHandler } from '../../src/http/create-a2a-handler.js';
-import type { AgentCard } from '../../src/protocol/generated/types.js';
+import type { AgentCard } from '../../src/index.js';
+import { createA2AHandler, createRequestHandler, defineAgent } from '../../src/server.js';
+import { testCard } from '../support/agents.js';
+import { readSse } from '../support/read-sse.js';
+import { deferred } from '../support/sync.js';
 import {
   A2A_HEADERS,
   firstTaskId,
   handlerFor,
   messageParams,
-  readSse,
   type JsonRpcResponse,
 } from './support.js';
 
@@ -51,13 +53,33 @@ describe('createA2AHandler (fetch)', () => {
   });
 
   it('stops the stream when the consumer cancels, leaving the task to finish', async () => {
-    const response = await handle(rpcRequest('SendStreamingMessage', messageParams('slow 3 30')));
+    const release = deferred();
+    const settled = deferred<'completed' | 'aborted'>();
+    const agent = defineAgent({
+      card: testCard('Finisher'),
+      async execute(ctx) {
+        ctx.signal.addEventListener('abort', () => settled.resolve('aborted'));
+        await ctx.working();
+        const id = await ctx.artifact('chunk-0');
+        await release.promise;
+        await ctx.append(id, 'chunk-1', { lastChunk: true });
+        await ctx.complete();
+        settled.resolve('completed');
+      },
+    });
+    const own = createA2AHandler({
+      agents: [{ path: '', handler: createRequestHandler({ agent }) }],
+      heartbeatMs: 0,
+    });
+    const response = await own(rpcRequest('SendStreamingMessage', messageParams('go')));
     const reader = response.body?.getReader() as ReadableStreamDefaultReader<Uint8Array>;
     const first = await reader.read();
     const taskId = firstTaskId(new TextDecoder().decode(first.value));
+    // Resolves once the handler's stream has been canceled; only then may the agent go on.
     await reader.cancel();
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    const got = await handle(rpcRequest('GetTask', { id: taskId }));
+    release.resolve();
+    expect(await settled.promise).toBe('completed');
+    const got = await own(rpcRequest('GetTask', { id: taskId }));
     expect(((await got.json()) as JsonRpcResponse).result?.status).toMatchObject({
       state: 'TASK_STATE_COMPLETED',
     });

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
-import { describe, expect, it, vi } from 'vitest';
-import type { CallContext } from '../../src/runtime/call-context.js';
+import { describe, expect, it } from 'vitest';
+import type { CallContext } from '../../src/server.js';
+import { deferred } from '../support/sync.js';
 import {
   A2A_HEADERS,
   call,
@@ -84,7 +85,11 @@ describe('JSON-RPC over HTTP', () => {
     expect(response.headers.get('a2a-extensions')).toBe(
       'https://example.com/ext/required/v1, https://example.com/ext/optional/v1',
     );
-    expect(((await response.json()) as JsonRpcResponse).result?.message).toBeDefined();
+    // The agent's reply, as a direct message.
+    expect(((await response.json()) as JsonRpcResponse).result?.message).toMatchObject({
+      role: 'ROLE_AGENT',
+      parts: [{ text: 'ok' }],
+    });
   });
 
   it.each(['application/json; charset=utf-8', 'application/a2a+json', 'APPLICATION/JSON'])(
@@ -191,14 +196,14 @@ describe('JSON-RPC over HTTP', () => {
 
   it('aborts the call signal when the client disconnects', async () => {
     const real = handlerFor();
-    let aborted: Promise<void> | undefined;
+    const reached = deferred<CallContext>();
+    const aborted = deferred();
     const handler = new Proxy(real, {
       get(target, property) {
         if (property === 'getTask') {
           return (context: CallContext) => {
-            aborted = new Promise((resolve) => {
-              context.signal?.addEventListener('abort', () => resolve());
-            });
+            context.signal?.addEventListener('abort', () => aborted.resolve());
+            reached.resolve(context);
             return new Promise(() => {});
           };
         }
@@ -214,10 +219,12 @@ describe('JSON-RPC over HTTP', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }),
       signal: controller.signal,
     }).catch((error: unknown) => error);
-    await vi.waitFor(() => expect(aborted).toBeDefined());
+    const context = await reached.promise;
+    expect(context.signal?.aborted).toBe(false);
     controller.abort();
-    await pending;
-    await aborted;
+    expect(await pending).toBeInstanceOf(Error);
+    await aborted.promise;
+    expect(context.signal?.aborted).toBe(true);
   });
 
   it('answers 405 with Allow for GET on the JSON-RPC endpoint', async () => {

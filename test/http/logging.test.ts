@@ -1,18 +1,39 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger, formatPrettyLine } from '../../src/http/logging.js';
-import type { Logger } from '../../src/runtime/logger.js';
-import { call, handlerFor, messageParams, postRaw, readSse, startServer } from './support.js';
+import type { Logger } from '../../src/server.js';
+import { readSse } from '../support/read-sse.js';
+import { call, handlerFor, messageParams, postRaw, startServer } from './support.js';
+
+type Line = Record<string, unknown>;
 
 function capture(level: 'info' | 'warn' = 'info'): {
   logger: Logger;
-  lines: Record<string, unknown>[];
+  lines: Line[];
+  /** Resolves with the first line (written so far or later) that `matches` accepts. */
+  line: (matches: (line: Line) => boolean) => Promise<Line>;
 } {
-  const lines: Record<string, unknown>[] = [];
+  const lines: Line[] = [];
+  const waiters = new Set<{ matches: (line: Line) => boolean; resolve: (line: Line) => void }>();
   const logger = createLogger({
     level,
-    destination: { write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+    destination: {
+      write: (text) => {
+        const line = JSON.parse(text) as Line;
+        lines.push(line);
+        for (const waiter of [...waiters]) {
+          if (!waiter.matches(line)) continue;
+          waiters.delete(waiter);
+          waiter.resolve(line);
+        }
+      },
+    },
   });
-  return { logger, lines };
+  const line = (matches: (line: Line) => boolean): Promise<Line> => {
+    const found = lines.find(matches);
+    if (found !== undefined) return Promise.resolve(found);
+    return new Promise((resolve) => waiters.add({ matches, resolve }));
+  };
+  return { logger, lines, line };
 }
 
 describe('request log', () => {
@@ -43,7 +64,7 @@ describe('request log', () => {
   });
 
   it('logs a stream when it ends, with its task id', async () => {
-    const { logger, lines } = capture();
+    const { logger, lines, line } = capture();
     const { url } = await startServer({ logger });
     const body = JSON.stringify({
       jsonrpc: '2.0',
@@ -51,11 +72,16 @@ describe('request log', () => {
       method: 'SendStreamingMessage',
       params: messageParams('stream 2'),
     });
-    await readSse(await postRaw(`${url}/a2a`, body));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const [line] = lines.filter((entry) => entry.msg === 'request');
-    expect(line).toMatchObject({ operation: 'SendStreamingMessage', outcome: 'ok', status: 200 });
-    expect(typeof line?.taskId).toBe('string');
+    const events = await readSse(await postRaw(`${url}/a2a`, body));
+    // The line is written once the server has finished the response, which the client may
+    // see end first.
+    const logged = await line((entry) => entry.msg === 'request');
+    expect(logged).toMatchObject({ operation: 'SendStreamingMessage', outcome: 'ok', status: 200 });
+    const firstEvent = JSON.parse(events[0]?.data ?? '{}') as {
+      result?: { task?: { id: string } };
+    };
+    expect(logged.taskId).toBe(firstEvent.result?.task?.id);
+    expect(lines.filter((entry) => entry.msg === 'request')).toHaveLength(1);
   });
 
   it('logs nothing per request above info', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defineAgent } from '../../src/runtime/agent.js';
-import { deferred } from '../durability/support/sync.js';
+import { defineAgent } from '../../src/server.js';
+import { deferred } from '../support/sync.js';
 import { A2A_HEADERS, call, handlerFor, messageParams, startServer } from './support.js';
 
 /** An agent whose execution signals that it started, then waits to be released. */

@@ -1,7 +1,15 @@
-import { describe, expect, it, vi } from 'vitest';
-import type { EventStream } from '../../src/runtime/request-handler.js';
-import { streamEvent, type StreamEvent } from '../../src/runtime/stream-event.js';
-import { pollUntil } from '../durability/support/sync.js';
+import { describe, expect, it } from 'vitest';
+import {
+  createRequestHandler,
+  defineAgent,
+  streamEvent,
+  type EventStream,
+  type StreamEvent,
+} from '../../src/server.js';
+import { testCard } from '../support/agents.js';
+import { range } from '../support/events.js';
+import { readSse } from '../support/read-sse.js';
+import { deferred } from '../support/sync.js';
 import {
   A2A_HEADERS,
   call,
@@ -10,7 +18,6 @@ import {
   readFirstChunk,
   messageParams,
   postRaw,
-  readSse,
   startServer,
   type JsonRpcResponse,
 } from './support.js';
@@ -41,9 +48,11 @@ describe('SSE streams over HTTP', () => {
       expect(body.id).toBe('req-7');
       expect(body.result).toBeDefined();
     }
-    const seqs = events.map((event) => Number(event.id));
-    expect(seqs.every((seq) => Number.isInteger(seq))).toBe(true);
-    expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+    // Every event of the task's log, numbered 1, 2, 3… with no gap and no duplicate.
+    expect(events.map((event) => event.id)).toEqual(
+      range(1, events.length).map((seq) => String(seq)),
+    );
+    expect(events).toHaveLength(6);
     expect(bodies[0]?.result?.task).toBeDefined();
     expect(bodies.filter((body) => body.result?.artifactUpdate !== undefined)).toHaveLength(3);
     const last = bodies.at(-1)?.result?.statusUpdate as { status: { state: string } };
@@ -75,29 +84,45 @@ describe('SSE streams over HTTP', () => {
   });
 
   it('lets the task finish when the client disconnects mid-stream', async () => {
-    const { url } = await startServer();
+    const left = deferred();
+    const settled = deferred<'completed' | 'aborted'>();
+    const agent = defineAgent({
+      card: testCard('Finisher'),
+      async execute(ctx) {
+        ctx.signal.addEventListener('abort', () => settled.resolve('aborted'));
+        await ctx.working();
+        const id = await ctx.artifact('chunk-0');
+        await left.promise;
+        await ctx.append(id, 'chunk-1', { lastChunk: true });
+        await ctx.complete();
+        settled.resolve('completed');
+      },
+    });
+    const { url, server } = await startServer({
+      agents: [{ path: '', handler: createRequestHandler({ agent }) }],
+    });
+    // The server sees the client leave when the response it was writing closes.
+    server.server.on('request', (_req, res) => res.once('close', () => left.resolve()));
     const controller = new AbortController();
     const response = await fetch(`${url}/a2a`, {
       method: 'POST',
       headers: A2A_HEADERS,
-      body: streamRequest('slow 5 40'),
+      body: streamRequest('go'),
       signal: controller.signal,
     });
     const taskId = firstTaskId(await readFirstChunk(response));
     expect(taskId).toBeDefined();
     controller.abort();
-    // Polled rather than followed with SubscribeToTask: a new subscriber would keep the task
+    // Followed through the agent, not with SubscribeToTask: a new subscriber would keep the task
     // followed, and hide a task that stops when its last stream leaves.
-    const state = await pollUntil(async () => {
-      const got = await call(`${url}/a2a`, 'GetTask', { id: taskId });
-      const current = (got.result?.status as { state?: string } | undefined)?.state;
-      return current === 'TASK_STATE_WORKING' ? undefined : current;
-    }, `task ${taskId} to leave WORKING`);
-    expect(state).toBe('TASK_STATE_COMPLETED');
+    expect(await settled.promise).toBe('completed');
+    const got = await call(`${url}/a2a`, 'GetTask', { id: taskId });
+    expect(got.result?.status).toMatchObject({ state: 'TASK_STATE_COMPLETED' });
   });
 
   it('releases the runtime stream when the client disconnects', async () => {
     let released = false;
+    const release = deferred();
     const real = handlerFor();
     const events: EventStream = {
       [Symbol.asyncIterator]: () => {
@@ -115,6 +140,7 @@ describe('SSE streams over HTTP', () => {
           },
           return: () => {
             released = true;
+            release.resolve();
             return Promise.resolve({ done: true, value: undefined });
           },
         };
@@ -143,7 +169,8 @@ describe('SSE streams over HTTP', () => {
     expect(await readFirstChunk(response)).toContain('"id":"t"');
     expect(released).toBe(false);
     controller.abort();
-    await vi.waitFor(() => expect(released).toBe(true));
+    await release.promise;
+    expect(released).toBe(true);
   });
 
   it('resumes after Last-Event-ID with SubscribeToTask', async () => {
@@ -158,6 +185,7 @@ describe('SSE streams over HTTP', () => {
     const first = await readFirstChunk(response);
     const seq = /^id: (\d+)/.exec(first)?.[1];
     const taskId = firstTaskId(first);
+    expect(seq).toBe('1');
     controller.abort();
     const resumed = await fetch(`${url}/a2a`, {
       method: 'POST',
@@ -171,8 +199,12 @@ describe('SSE streams over HTTP', () => {
     });
     expect(resumed.headers.get('content-type')).toBe('text/event-stream');
     const events = await readSse(resumed);
-    expect(events.length).toBeGreaterThan(0);
-    const last = JSON.parse(events.at(-1)?.data ?? '{}') as JsonRpcResponse;
-    expect(last.result?.statusUpdate).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' } });
+    // Everything after event 1 exactly once: WORKING, the four chunks, the completion.
+    expect(events.map((event) => event.id)).toEqual(['2', '3', '4', '5', '6', '7']);
+    const bodies = events.map((event) => JSON.parse(event.data) as JsonRpcResponse);
+    expect(bodies.map((body) => body.id)).toEqual(bodies.map(() => 2));
+    expect(bodies.filter((body) => body.result?.artifactUpdate !== undefined)).toHaveLength(4);
+    const last = bodies.at(-1);
+    expect(last?.result?.statusUpdate).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' } });
   });
 });

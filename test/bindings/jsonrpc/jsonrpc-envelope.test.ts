@@ -4,7 +4,7 @@ import {
   idTokenOf,
   resultEnvelope,
 } from '../../../src/bindings/jsonrpc/jsonrpc-envelope.js';
-import { TaskNotFoundError } from '../../../src/protocol/errors.js';
+import { TaskNotFoundError } from '../../../src/index.js';
 
 function tokenFor(text: string): string {
   const parsed = JSON.parse(text) as { id: string | number | null };

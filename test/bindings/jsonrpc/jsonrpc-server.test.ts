@@ -1,16 +1,26 @@
 import { describe, expect, it } from 'vitest';
+import type { JsonRpcEventStream } from '../../../src/bindings/jsonrpc/jsonrpc-event-stream.js';
+import { TaskNotFoundError } from '../../../src/index.js';
 import {
   createJsonRpcHandler,
   type JsonRpcReply,
   type JsonRpcRequestInput,
 } from '../../../src/bindings/jsonrpc/jsonrpc-server.js';
-import type { JsonRpcEventStream } from '../../../src/bindings/jsonrpc/jsonrpc-event-stream.js';
-import { TaskNotFoundError } from '../../../src/protocol/errors.js';
-import type { CallContext } from '../../../src/runtime/call-context.js';
-import type { Logger } from '../../../src/runtime/logger.js';
-import type { A2ARequestHandler, EventStream } from '../../../src/runtime/request-handler.js';
-import { streamEvent } from '../../../src/runtime/stream-event.js';
-import { extensionAgent, handlerFor, messageParams } from '../../http/support.js';
+import {
+  createRequestHandler,
+  streamEvent,
+  type A2ARequestHandler,
+  type AgentDefinition,
+  type CallContext,
+  type EventStream,
+} from '../../../src/server.js';
+import { extensionAgent, testAgent } from '../../support/agents.js';
+import { send as messageParams } from '../../support/messages.js';
+import { recordingLogger } from '../../support/recording-logger.js';
+
+function handlerFor(agent: AgentDefinition = testAgent): A2ARequestHandler {
+  return createRequestHandler({ agent });
+}
 
 interface Parsed {
   id: unknown;
@@ -57,19 +67,6 @@ function withOverrides(overrides: Partial<A2ARequestHandler>): A2ARequestHandler
         : value;
     },
   });
-}
-
-function recordingLogger(): Logger & { errors: unknown[] } {
-  const errors: unknown[] = [];
-  const logger: Logger & { errors: unknown[] } = {
-    errors,
-    debug: () => {},
-    info: () => {},
-    warn: () => {},
-    error: (context) => errors.push(context),
-    child: () => logger,
-  };
-  return logger;
 }
 
 describe('JSON-RPC framing', () => {
@@ -350,7 +347,7 @@ describe('unexpected errors', () => {
       error: { code: -32603, message: 'Internal error' },
     });
     expect(reply.body).not.toContain('hunter2');
-    expect(logger.errors).toHaveLength(1);
+    expect(logger.at('error')).toHaveLength(1);
   });
 });
 
@@ -422,7 +419,7 @@ describe('streams', () => {
       'data: {"jsonrpc":"2.0","id":9,"error":{"code":-32603,"message":"Internal error"}}\n\n',
     );
     expect(reply.stream.errorCode).toBe(-32603);
-    expect(logger.errors).toHaveLength(1);
+    expect(logger.at('error')).toHaveLength(1);
   });
 
   it('sends an A2A error raised midway with its code', async () => {

@@ -11,7 +11,7 @@ import {
   openStore,
   POSTGRES_SKIP_REASON,
   STORE_NAMES,
-} from '../../e2e/support/stores.js';
+} from '../../support/stores.js';
 import {
   createTask,
   createWaitingTask,

@@ -1,7 +1,8 @@
 /**
  * Servers in child processes: `tandem serve` from the build (`dist/cli/main.cjs`) and the replica
- * fixture (`fixtures/replica-server.mjs`, which imports `dist/server.js`). `npm test` builds
- * before running vitest; run `npm run build` first when calling vitest directly.
+ * fixture of the durability tests (`durability/fixtures/replica-server.mjs`, which imports
+ * `dist/server.js`). `npm test` builds before running vitest; run `npm run build` first when
+ * calling vitest directly.
  *
  * A process is followed through its stdout, line by line: the line announcing its URL, and
  * whatever the test awaits (`aborted <taskId>` from the fixture's agent). Every process a test
@@ -13,19 +14,18 @@ import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
-import { AgentEndpoint } from './json-rpc.js';
 import { within } from './sync.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
+const root = fileURLToPath(new URL('../../', import.meta.url));
 
-export const CLI = fileURLToPath(new URL('../../../dist/cli/main.cjs', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../dist/cli/main.cjs', import.meta.url));
 export const REPLICA_SERVER = fileURLToPath(
-  new URL('../fixtures/replica-server.mjs', import.meta.url),
+  new URL('../durability/fixtures/replica-server.mjs', import.meta.url),
 );
 
 /** Fails early, with what to do, when the build the child processes run is missing. */
 export function requireBuild(): void {
-  for (const file of [CLI, fileURLToPath(new URL('../../../dist/server.js', import.meta.url))]) {
+  for (const file of [CLI, fileURLToPath(new URL('../../dist/server.js', import.meta.url))]) {
     if (!existsSync(file)) {
       throw new Error(`${file} is missing: run \`npm run build\` before these tests`);
     }
@@ -54,7 +54,8 @@ export class ServerProcess {
     this.#child = spawn(process.execPath, args, {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1' },
+      // Settings of the test's own environment must not reach the server.
+      env: { ...process.env, NO_COLOR: '1', TANDEM_STORE: '', PORT: '' },
     });
     running.add(this.#child);
     this.exited = new Promise((resolve) => {
@@ -165,8 +166,3 @@ export const SERVE_URL_LINE = /^Tandem is serving .* at (http:\/\/\S+)$/;
 
 /** The replica fixture prints this once it listens; group 1 is the base URL. */
 export const REPLICA_URL_LINE = /^listening (http:\/\/\S+)$/;
-
-/** The JSON-RPC endpoint of an agent of a server at `url` (mounted at `path`). */
-export function endpointAt(url: string, path = ''): AgentEndpoint {
-  return new AgentEndpoint(`${url}${path}/a2a`);
-}

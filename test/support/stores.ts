@@ -1,8 +1,9 @@
 /**
- * Where the durability tests keep their tasks: memory, a SQLite file in a fresh temporary
- * directory, or PostgreSQL in a random schema of its own (dropped afterwards) when
- * `TANDEM_TEST_POSTGRES_URL` is set. PostgreSQL blocks are reported as skipped tests naming the
- * variable otherwise.
+ * The task stores the end-to-end and durability suites run against, opened the way an
+ * application opens them (`openTaskStore`, or `tandem serve --store`): memory, a SQLite file in a
+ * fresh temporary directory, and PostgreSQL in a random schema of its own (dropped afterwards)
+ * when `TANDEM_TEST_POSTGRES_URL` is set. Without it, PostgreSQL blocks are reported as skipped
+ * tests naming the variable.
  */
 
 import { randomBytes } from 'node:crypto';
@@ -11,36 +12,41 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import { it } from 'vitest';
-import type { TaskStoreSpec } from '../../../src/server.js';
+import { openTaskStore, type TaskStore, type TaskStoreSpec } from '../../src/server.js';
 
 export type StoreName = 'memory' | 'sqlite' | 'postgres';
 
 export const STORE_NAMES: readonly StoreName[] = ['memory', 'sqlite', 'postgres'];
 
-const url = process.env.TANDEM_TEST_POSTGRES_URL;
+const postgresUrl = process.env.TANDEM_TEST_POSTGRES_URL;
 
-/** The PostgreSQL URL, or `undefined` when the PostgreSQL tests are skipped. */
-export const POSTGRES_URL: string | undefined = url === undefined || url === '' ? undefined : url;
+/** The PostgreSQL URL, or `undefined` when the PostgreSQL variants are skipped. */
+export const POSTGRES_URL: string | undefined =
+  postgresUrl === undefined || postgresUrl === '' ? undefined : postgresUrl;
 
 export const POSTGRES_SKIP_REASON =
   'PostgreSQL variant skipped: set TANDEM_TEST_POSTGRES_URL ' +
   '(e.g. postgres://postgres@127.0.0.1:5432/test) to run it';
 
-if (POSTGRES_URL === undefined) console.warn(`[durability] ${POSTGRES_SKIP_REASON}`);
+if (POSTGRES_URL === undefined) console.warn(`[tests] ${POSTGRES_SKIP_REASON}`);
+
+export function isStoreAvailable(name: StoreName): boolean {
+  return name !== 'postgres' || POSTGRES_URL !== undefined;
+}
 
 /**
  * Registers the visible skip of a PostgreSQL block and returns true when PostgreSQL is missing;
  * call it first in the block and return when it answers true.
  */
 export function skipWithoutPostgres(name: StoreName = 'postgres'): boolean {
-  if (name !== 'postgres' || POSTGRES_URL !== undefined) return false;
+  if (isStoreAvailable(name)) return false;
   it.skip(POSTGRES_SKIP_REASON, () => undefined);
   return true;
 }
 
 /** A fresh temporary directory and how to remove it. */
 export async function tempDir(): Promise<{ path: string; remove: () => Promise<void> }> {
-  const path = await mkdtemp(join(tmpdir(), 'tandem-durability-'));
+  const path = await mkdtemp(join(tmpdir(), 'tandem-test-'));
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
 }
 
@@ -56,7 +62,7 @@ export interface TestSchema {
 export function freshSchema(): TestSchema {
   if (POSTGRES_URL === undefined) throw new Error(POSTGRES_SKIP_REASON);
   const connectionString = POSTGRES_URL;
-  const schema = `tandem_durability_${randomBytes(6).toString('hex')}`;
+  const schema = `tandem_test_${randomBytes(6).toString('hex')}`;
   const storeUrl = new URL(connectionString);
   storeUrl.searchParams.set('schema', schema);
   return {
@@ -73,27 +79,54 @@ export function freshSchema(): TestSchema {
   };
 }
 
-/** A store description for one test, and how to remove what it leaves behind. */
+/** Where a test keeps its tasks, and how to remove what it leaves behind. */
 export interface TestStoreSpec {
   readonly spec: TaskStoreSpec;
+  /** The same store as `tandem serve --store` takes it. */
+  readonly argument: string;
   /** Removes the SQLite directory or drops the PostgreSQL schema (after the store is closed). */
   readonly cleanup: () => Promise<void>;
 }
 
+/** A fresh place for the tasks of `name`: nothing is opened yet. */
 export async function testStoreSpec(name: StoreName): Promise<TestStoreSpec> {
   switch (name) {
     case 'memory':
-      return { spec: { kind: 'memory' }, cleanup: () => Promise.resolve() };
+      return { spec: { kind: 'memory' }, argument: 'memory', cleanup: () => Promise.resolve() };
     case 'sqlite': {
       const dir = await tempDir();
-      return { spec: { kind: 'sqlite', path: join(dir.path, 't.db') }, cleanup: dir.remove };
+      const path = join(dir.path, 'tasks.db');
+      return { spec: { kind: 'sqlite', path }, argument: `sqlite:${path}`, cleanup: dir.remove };
     }
     case 'postgres': {
       const schema = freshSchema();
       return {
         spec: { kind: 'postgres', connectionString: POSTGRES_URL ?? '', schema: schema.schema },
+        argument: schema.storeUrl,
         cleanup: schema.drop,
       };
     }
   }
+}
+
+/** A store opened for a test or a block, and how to dispose of it. */
+export interface OpenedStore {
+  readonly name: StoreName;
+  readonly store: TaskStore;
+  /** Closes the store and removes its file or schema. */
+  dispose(): Promise<void>;
+}
+
+/** Opens a fresh store of `name` with `openTaskStore`, as an application does. */
+export async function openStore(name: StoreName): Promise<OpenedStore> {
+  const { spec, cleanup } = await testStoreSpec(name);
+  const store = await openTaskStore(spec);
+  return {
+    name,
+    store,
+    dispose: async () => {
+      await store.close();
+      await cleanup();
+    },
+  };
 }

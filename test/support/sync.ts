@@ -1,7 +1,8 @@
 /**
- * Waiting without sleeping: gates a test opens for an in-process agent, milestones it awaits,
- * and bounds that turn a hang into a failure. The only time-based helpers wait for a condition
- * that offers no event to await — a state visible only through another process's API.
+ * Waiting without sleeping: milestones a test awaits, counters of arrivals, and bounds that turn
+ * a hang into a failure. The only time-based helpers wait for a condition that offers no event
+ * to await (a state visible only through another process's API, the wall clock moving on), or
+ * let time pass where time itself is under test.
  */
 
 /** A promise with its resolvers exposed. */
@@ -9,18 +10,34 @@ export interface Deferred<T> {
   readonly promise: Promise<T>;
   resolve(value: T): void;
   reject(error: unknown): void;
+  readonly settled: boolean;
 }
 
+/** Creates a {@link Deferred}. */
 export function deferred<T = void>(): Deferred<T> {
   let resolve!: (value: T) => void;
   let reject!: (error: unknown) => void;
+  let settled = false;
   const promise = new Promise<T>((res, rej) => {
     resolve = res;
     reject = rej;
   });
   // A milestone nobody awaits must not surface as an unhandled rejection.
   promise.catch(() => undefined);
-  return { promise, resolve, reject };
+  return {
+    promise,
+    resolve(value) {
+      settled = true;
+      resolve(value);
+    },
+    reject(error) {
+      settled = true;
+      reject(error);
+    },
+    get settled() {
+      return settled;
+    },
+  };
 }
 
 /** Counts arrivals; `reached(n)` resolves once `n` have arrived. */
@@ -62,21 +79,37 @@ export async function within<T>(promise: Promise<T>, ms: number, what: string): 
 
 /**
  * Polls `check` every `intervalMs` until it returns something other than `undefined`. Only for
- * state that offers no event, e.g. a task inside a child process.
+ * state that offers no event to await, e.g. a task inside a child process.
  */
 export async function pollUntil<T>(
   check: () => Promise<T | undefined>,
   what: string,
   options: { timeoutMs?: number; intervalMs?: number } = {},
 ): Promise<T> {
-  const { timeoutMs = 10_000, intervalMs = 20 } = options;
+  const { timeoutMs = 10_000, intervalMs = 10 } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    await sleep(intervalMs);
   }
+}
+
+/**
+ * Resolves once the wall clock has passed `afterMs`, so that the next status timestamp the
+ * server writes is strictly later (timestamps have millisecond resolution).
+ */
+export async function clockPast(afterMs: number): Promise<void> {
+  while (Date.now() <= afterMs) await sleep(1);
+}
+
+/**
+ * Lets `ms` milliseconds pass. Only where time itself is under test (an agent that works for a
+ * while, a timeout that must not fire) — never to let something else happen.
+ */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Milliseconds on a clock shared by every process of this machine, with sub-ms resolution. */

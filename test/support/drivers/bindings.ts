@@ -1,0 +1,57 @@
+/**
+ * The bindings the behaviour suite runs over, and how a test reaches an agent over one: the
+ * agent card names the interface URL of each binding (`supportedInterfaces`), and the binding's
+ * driver speaks to it.
+ */
+
+import type { AgentCard } from '../../../src/index.js';
+import type { A2ADriver, BindingName } from './a2a-driver.js';
+import { JsonRpcDriver } from './json-rpc-driver.js';
+import { RestDriver } from './rest-driver.js';
+
+/** The bindings every behaviour test runs over (add `'grpc'` with its driver). */
+export const BINDINGS: readonly BindingName[] = ['jsonrpc', 'rest'];
+
+/** The `protocolBinding` of each binding in agent cards (spec 5.8). */
+export const PROTOCOL_BINDINGS: Readonly<Record<BindingName, string>> = {
+  jsonrpc: 'JSONRPC',
+  rest: 'HTTP+JSON',
+};
+
+/** The driver of `binding` for the interface at `url`. */
+export function createDriver(binding: BindingName, url: string): A2ADriver {
+  switch (binding) {
+    case 'jsonrpc':
+      return new JsonRpcDriver(url);
+    case 'rest':
+      return new RestDriver(url);
+  }
+}
+
+/** The URL of the `binding` interface an agent card lists. */
+export function interfaceUrlOf(card: AgentCard, binding: BindingName): string {
+  const found = card.supportedInterfaces.find(
+    (item) => item.protocolBinding === PROTOCOL_BINDINGS[binding],
+  );
+  if (found === undefined) {
+    throw new Error(
+      `The card of ${card.name} lists no ${PROTOCOL_BINDINGS[binding]} interface ` +
+        `(it lists ${card.supportedInterfaces.map((i) => i.protocolBinding).join(', ')})`,
+    );
+  }
+  return found.url;
+}
+
+/** Reads the public card of the agent at `agentUrl` (its mount point). */
+export async function fetchCard(agentUrl: string): Promise<AgentCard> {
+  const response = await fetch(`${agentUrl}/.well-known/agent-card.json`);
+  if (!response.ok) {
+    throw new Error(`No agent card at ${agentUrl}: HTTP ${response.status}`);
+  }
+  return (await response.json()) as AgentCard;
+}
+
+/** The driver of `binding` for the agent at `agentUrl`, found through its card. */
+export async function connectDriver(binding: BindingName, agentUrl: string): Promise<A2ADriver> {
+  return createDriver(binding, interfaceUrlOf(await fetchCard(agentUrl), binding));
+}
