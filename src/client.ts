@@ -28,6 +28,8 @@ export type {
 } from './client/a2a-client.js';
 
 export { AGENT_CARD_PATH, agentCardUrl, createCardResolver } from './client/card-resolver.js';
+export { verifyAgentCard } from './client/card-verification.js';
+export type { CardTrust, CardVerification, PublicJwk } from './client/card-verification.js';
 export type {
   CardResolveOptions,
   CardResolver,

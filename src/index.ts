@@ -187,6 +187,8 @@ export type {
   PartOptions,
 } from './protocol/builders.js';
 export { decodeBase64, encodeBase64 } from './protocol/base64.js';
+export { canonicalJson } from './protocol/jcs.js';
+export { canonicalCardPayload } from './protocol/card-canonical.js';
 export { newUuid } from './protocol/uuid.js';
 
 export { encodeSseComment, encodeSseEvent } from './protocol/sse-encoder.js';

@@ -64,7 +64,12 @@ export type {
 
 export { createA2AHandler } from './http/create-a2a-handler.js';
 export type { A2AFetchHandler } from './http/create-a2a-handler.js';
-export type { A2AAgentMount, A2AHandlerOptions, CorsOrigins } from './http/http-options.js';
+export type {
+  A2AAgentMount,
+  A2AHandlerOptions,
+  CardSignerLike,
+  CorsOrigins,
+} from './http/http-options.js';
 export { createNodeServer, toNodeListener } from './http/adapters/node.js';
 export type {
   A2ANodeServer,
@@ -108,6 +113,12 @@ export type { ApiKeyLocation, ApiKeyOptions } from './security/api-key-authentic
 export { jwtAuthentication } from './security/jwt-authentication.js';
 export type { JwtOptions } from './security/jwt-authentication.js';
 export { mtlsAuthentication } from './security/mtls-authentication.js';
+export { createCardSigner } from './security/card-signer.js';
+export type {
+  CardSigner,
+  CardSignerOptions,
+  CardSigningAlgorithm,
+} from './security/card-signer.js';
 export type {
   HeaderReader,
   HttpRequest,

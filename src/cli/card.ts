@@ -4,11 +4,21 @@
  * that is not valid A2A 1.0 is shown as received with its problems, and the command exits 1.
  */
 
-import { AgentCardError, NoCompatibleInterfaceError, type FetchFunction } from '../client.js';
+import { readFileSync } from 'node:fs';
+import { createPublicKey } from 'node:crypto';
+import {
+  AgentCardError,
+  NoCompatibleInterfaceError,
+  verifyAgentCard,
+  type CardTrust,
+  type FetchFunction,
+  type PublicJwk,
+} from '../client.js';
 import { parseMessage } from '../index.js';
 import { ExitCode } from './exit-code.js';
 import { failureOf } from './errors-to-exit.js';
 import { writeCard, writeInvalidCard } from './render-card.js';
+import { UsageFailure } from './cli-values.js';
 import { runCommand } from './run-command.js';
 import { SHARED_HELP, SHARED_OPTIONS } from './shared-options.js';
 
@@ -20,9 +30,15 @@ card, prints it as received with every problem found and exits 1.
 
 With --json, prints the card as JSON.
 
+Signatures (spec 8.4):
+  --verify                Check the card's signatures; exit 1 unless one verifies
+  --trust-key <path>      A trusted public key: PEM, or a JWKS/JWK JSON file (repeatable)
+  --trust-jku <url>       A JWKS URL a signature's jku may name (repeatable)
+
 ${SHARED_HELP}
 
-Exit codes: 0 valid card, 1 invalid card, 2 usage error, 3 the card could not be fetched or no
+Exit codes: 0 valid card (and, with --verify, a verified signature), 1 invalid card or no
+signature that verifies, 2 usage error, 3 the card could not be fetched or no
 interface of the card can be used (e.g. with --binding).`;
 
 function parseJson(text: string | undefined): unknown {
@@ -34,10 +50,44 @@ function parseJson(text: string | undefined): unknown {
   }
 }
 
+const OPTIONS = {
+  ...SHARED_OPTIONS,
+  verify: { type: 'boolean' },
+  'trust-key': { type: 'string', multiple: true },
+  'trust-jku': { type: 'string', multiple: true },
+} as const;
+
+/** The trusted keys of a file: a PEM public key, a JWK, or a JWKS. */
+function keysOfFile(path: string): PublicJwk[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageFailure(
+      `--trust-key ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
+  }
+  if (text.includes('-----BEGIN')) {
+    try {
+      return [createPublicKey(text).export({ format: 'jwk' })];
+    } catch {
+      throw new UsageFailure(`--trust-key ${path} is not a PEM public key`);
+    }
+  }
+  const parsed = parseJson(text) as { keys?: unknown; kty?: unknown } | undefined;
+  if (Array.isArray(parsed?.keys)) return parsed.keys as PublicJwk[];
+  if (typeof parsed?.kty === 'string') return [parsed as PublicJwk];
+  throw new UsageFailure(`--trust-key ${path} is neither a PEM public key, a JWK nor a JWKS`);
+}
+
 /** Runs the command; resolves with the exit code. */
 export function run(args: string[]): Promise<number> {
-  const spec = { name: 'card', help: HELP, options: SHARED_OPTIONS };
-  return runCommand(spec, args, async ({ terminal, url, connect }) => {
+  const spec = { name: 'card', help: HELP, options: OPTIONS };
+  return runCommand(spec, args, async ({ terminal, url, connect, values }) => {
+    const trust: CardTrust = {
+      keys: (values['trust-key'] ?? []).flatMap(keysOfFile),
+      jwksUrls: values['trust-jku'] ?? [],
+    };
     // The client validates the card before it hands it out; keep the body to show what was wrong.
     // Creating the client makes one request, the card's: `fetch` sees it as received.
     let received: string | undefined;
@@ -50,7 +100,18 @@ export function run(args: string[]): Promise<number> {
       const client = await connect({ fetch: keepCard });
       if (terminal.json) terminal.jsonDocument(client.card);
       else writeCard(terminal, client.card, client.selectedInterface);
-      return ExitCode.Success;
+      if (values.verify !== true) return ExitCode.Success;
+      try {
+        const verified = await verifyAgentCard(client.card, trust, url);
+        terminal.error(
+          `tandem: the card's signature verifies (kid ${verified.kid ?? 'none'}, ${verified.alg}, key from ${verified.keySource})`,
+        );
+        return ExitCode.Success;
+      } catch (error) {
+        if (!(error instanceof AgentCardError)) throw error;
+        terminal.error(`tandem: ${error.message}`);
+        return ExitCode.TaskFailed;
+      }
     } catch (error) {
       const raw = parseJson(received);
       if (error instanceof AgentCardError && error.violations.length > 0) {

@@ -22,6 +22,7 @@ export const clientCommands = {
   subscribe: (): Promise<CommandModule> => import('./subscribe.js'),
   // Calls no agent, but shares this bundle's protocol code; `serve` stays without it.
   schema: (): Promise<CommandModule> => import('./schema.js'),
+  keygen: (): Promise<CommandModule> => import('./keygen.js'),
 } as const;
 
 /** The name of a client command. */

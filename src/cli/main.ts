@@ -32,6 +32,7 @@ const commands: Record<string, CommandEntry> = {
   cancel: client('Cancel a task', 'cancel'),
   subscribe: client('Follow a running task live', 'subscribe'),
   schema: client('Print the JSON Schema of the A2A messages', 'schema'),
+  keygen: client('Write a key pair for signing agent cards', 'keygen'),
 };
 
 function version(): string {

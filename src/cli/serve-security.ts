@@ -14,6 +14,7 @@ import {
   jwtAuthentication,
   mtlsAuthentication,
   type A2ATlsOptions,
+  type CardSignerOptions,
   type ApiKeyLocation,
   type ServerAuthentication,
 } from '../server.js';
@@ -35,6 +36,9 @@ export const SECURITY_OPTIONS = {
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
   'tls-ca': { type: 'string' },
+  'sign-card': { type: 'string' },
+  'sign-card-kid': { type: 'string' },
+  'sign-card-jku': { type: 'string' },
 } as const;
 
 /** The help lines of {@link SECURITY_OPTIONS}. */
@@ -52,7 +56,11 @@ export const SECURITY_HELP = `Security:
   --audience <aud>        JWT: the expected aud (repeatable: any one)
   --scope <scope>         JWT: a scope every token must carry (repeatable)
   --tls-cert <path>       Serve HTTPS with this certificate (PEM), with --tls-key <path>
-  --tls-ca <path>         Trust client certificates of this CA (PEM); needed by --auth mtls`;
+  --tls-ca <path>         Trust client certificates of this CA (PEM); needed by --auth mtls
+  --sign-card <path>      Sign the agent cards with this private key (PEM; tandem keygen writes
+                          one): ES256, RS256 or EdDSA, over the RFC 8785 form (spec 8.4)
+  --sign-card-kid <kid>   The key id the signatures name (default: the key's RFC 7638 thumbprint)
+  --sign-card-jku <url>   The URL where the public key's JWKS is published, named in signatures`;
 
 type Values = { readonly [K in keyof typeof SECURITY_OPTIONS]?: unknown };
 
@@ -82,6 +90,8 @@ export interface ServeSecurity {
   readonly tls: A2ATlsOptions | undefined;
   /** The secret lists to re-read on SIGHUP. */
   readonly reloadable: readonly CredentialList[];
+  /** How to sign the cards, if they are signed. */
+  readonly cardSigning: CardSignerOptions | undefined;
 }
 
 const METHODS = ['bearer', 'api-key', 'jwt', 'mtls'] as const;
@@ -182,9 +192,23 @@ export function parseServeSecurity(values: Values): ServeSecurity {
         return mtlsAuthentication();
     }
   });
+  const signingKey = text(values, 'sign-card');
+  const kid = text(values, 'sign-card-kid');
+  const jku = text(values, 'sign-card-jku');
+  if (signingKey === undefined && (kid !== undefined || jku !== undefined)) {
+    throw new UsageFailure('--sign-card-kid and --sign-card-jku need --sign-card <private key>');
+  }
   return {
     authentication: built.length === 0 ? undefined : anyOf(...built),
     tls,
     reloadable,
+    cardSigning:
+      signingKey === undefined
+        ? undefined
+        : {
+            privateKey: readPem(signingKey, '--sign-card'),
+            ...(kid === undefined ? {} : { kid }),
+            ...(jku === undefined ? {} : { jku }),
+          },
   };
 }

@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { demoAgentNames, isDemoAgentName, loadDemoAgent } from '../agents/index.js';
 import {
+  createCardSigner,
   createLogger,
   createNodeServer,
   createRequestHandler,
@@ -149,6 +150,9 @@ export async function run(args: string[]): Promise<number> {
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     ...(security.authentication === undefined ? {} : { authenticate: security.authentication }),
     ...(security.tls === undefined ? {} : { tls: security.tls }),
+    ...(security.cardSigning === undefined
+      ? {}
+      : { cardSigner: await createCardSigner(security.cardSigning) }),
   });
   const address = await server.listen({ port: options.port, host: options.host });
   const base = options.publicUrl?.replace(/\/+$/, '') ?? address.url.replace(/\/+$/, '');

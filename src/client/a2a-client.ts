@@ -35,6 +35,7 @@ import type { Struct } from '../protocol/json.js';
 import type { ClientTransportFactory } from '../bindings/client/client-transport.js';
 import type { FetchFunction } from '../bindings/client/http-send.js';
 import type { CardResolver } from './card-resolver.js';
+import type { CardTrust } from './card-verification.js';
 import type { ClientAuth } from './client-auth.js';
 import type { Interceptor } from './interceptor.js';
 import type { ProtocolBindingName } from './interface-selection.js';
@@ -61,6 +62,11 @@ export interface ClientOptions {
    * `createClient` is then the base of relative interface URLs.
    */
   readonly card?: AgentCard;
+  /**
+   * Require a card signed by a key you trust (spec 8.4): creation fails with `AgentCardError`
+   * when no signature of the card verifies against `keys` or a JWKS at an allowed `jku`.
+   */
+  readonly verifyCard?: CardTrust;
   readonly auth?: ClientAuth;
   /** Headers added to every call, card fetches included. */
   readonly headers?: Readonly<Record<string, string>>;

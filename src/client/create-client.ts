@@ -17,6 +17,7 @@ import { createHttpSend } from '../bindings/client/http-send.js';
 import { maxResponseBytesOf } from '../bindings/client/transport-http.js';
 import type { A2AClient, ClientOptions } from './a2a-client.js';
 import { agentCardUrl, parseAgentCard, sharedCardResolver } from './card-resolver.js';
+import { verifyAgentCard } from './card-verification.js';
 import { applyAuth } from './client-auth.js';
 import { ClientCore } from './client-core.js';
 import { applyInterceptors, misroutedCall, type CallHandler } from './interceptor.js';
@@ -101,6 +102,7 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
   } else {
     card = parseAgentCard(options.card, cardUrl);
   }
+  if (options.verifyCard !== undefined) await verifyAgentCard(card, options.verifyCard, cardUrl);
 
   const { agentInterface, factory } = selectInterface(
     card,

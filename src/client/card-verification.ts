@@ -1,0 +1,136 @@
+/**
+ * Verifying an agent card's signatures (spec 8.4.3): the client rebuilds the canonical payload
+ * the signer covered (defaults removed, `signatures` excluded, RFC 8785), finds the public key by
+ * the signature's `kid` — among keys the caller trusts, or in a JWKS at a `jku` the caller allows —
+ * and checks the JWS. A card passes when at least one signature verifies; otherwise creating the
+ * client fails with {@link AgentCardError}, so a tampered card is never used. Only asymmetric
+ * algorithms are accepted, and a `jku` outside the allowlist is never fetched.
+ *
+ * `jose` is loaded only when a card is verified, so clients that do not verify do not load it.
+ */
+
+import type * as JoseModule from 'jose';
+import { canonicalCardPayload } from '../protocol/card-canonical.js';
+import type { AgentCard } from '../protocol/generated/types.js';
+import { AgentCardError } from './client-errors.js';
+
+/** A public key in JWK form (`kty`, `crv`, `x`, `y`, `n`, `e`, and a `kid`). */
+export type PublicJwk = JoseModule.JWK;
+
+/** Whom the caller trusts to sign cards. */
+export interface CardTrust {
+  /** Trusted public keys (each with its `kid`), or a JWKS document `{ keys: [...] }`. */
+  readonly keys?: readonly PublicJwk[] | { readonly keys: readonly PublicJwk[] };
+  /**
+   * JWKS URLs a signature's `jku` may name (exact match). Keys are fetched from them over the
+   * network, so list only URLs of parties you trust, over https.
+   */
+  readonly jwksUrls?: readonly string[];
+}
+
+/** The signature that verified. */
+export interface CardVerification {
+  readonly kid: string | undefined;
+  readonly alg: string;
+  /** Where the key came from: `trusted` keys, or the `jku` URL. */
+  readonly keySource: string;
+}
+
+const ALGORITHMS = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'EdDSA'];
+
+function keysOf(trust: CardTrust): readonly PublicJwk[] {
+  const keys = trust.keys;
+  if (keys === undefined) return [];
+  return isKeyList(keys) ? keys : keys.keys;
+}
+
+function isKeyList(
+  keys: readonly PublicJwk[] | { readonly keys: readonly PublicJwk[] },
+): keys is readonly PublicJwk[] {
+  return Array.isArray(keys);
+}
+
+function decodeHeader(value: string): Record<string, unknown> | undefined {
+  try {
+    const text = new TextDecoder().decode(
+      Uint8Array.from(atob(value.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0)),
+    );
+    const header: unknown = JSON.parse(text);
+    return typeof header === 'object' && header !== null
+      ? (header as Record<string, unknown>)
+      : undefined;
+  } catch {
+    // Not base64url JSON: a signature nobody can verify, reported as such by the caller.
+    return undefined;
+  }
+}
+
+/**
+ * Verifies `card`'s signatures against `trust`.
+ *
+ * @throws AgentCardError when the card has no signature, or none verifies, saying why for each.
+ */
+export async function verifyAgentCard(
+  card: AgentCard,
+  trust: CardTrust,
+  url: string,
+): Promise<CardVerification> {
+  const signatures = card.signatures ?? [];
+  if (signatures.length === 0) {
+    throw new AgentCardError(
+      `The agent card at ${url} is not signed, and signed cards are required (verifyCard)`,
+    );
+  }
+  const jose: typeof JoseModule = await import('jose');
+  const payload = jose.base64url.encode(canonicalCardPayload(card));
+  const trusted = keysOf(trust);
+  const allowed = new Set(trust.jwksUrls ?? []);
+  const problems: string[] = [];
+  for (const [index, signature] of signatures.entries()) {
+    const header = decodeHeader(signature.protected);
+    if (header === undefined) {
+      problems.push(`signature ${index}: its protected header is not base64url JSON`);
+      continue;
+    }
+    const kid = typeof header.kid === 'string' ? header.kid : undefined;
+    const alg = typeof header.alg === 'string' ? header.alg : '';
+    if (!ALGORITHMS.includes(alg)) {
+      problems.push(`signature ${index}: algorithm ${JSON.stringify(alg)} is not accepted`);
+      continue;
+    }
+    type KeyInput = Parameters<typeof jose.flattenedVerify>[1];
+    const candidates: { key: () => Promise<KeyInput>; source: string }[] = trusted
+      .filter((key) => kid === undefined || key.kid === undefined || key.kid === kid)
+      .map((key) => ({ key: () => jose.importJWK(key, alg), source: 'trusted keys' }));
+    const jku = typeof header.jku === 'string' ? header.jku : undefined;
+    if (jku !== undefined && allowed.has(jku)) {
+      const remote = jose.createRemoteJWKSet(new URL(jku));
+      const protectedHeader = { alg, ...(kid === undefined ? {} : { kid }) };
+      candidates.push({
+        key: () => remote(protectedHeader, { payload, signature: signature.signature }),
+        source: jku,
+      });
+    }
+    if (candidates.length === 0) {
+      problems.push(
+        `signature ${index}: no trusted key${kid === undefined ? '' : ` with kid ${JSON.stringify(kid)}`}` +
+          (jku === undefined ? '' : ` (its jku ${jku} is not in jwksUrls)`),
+      );
+      continue;
+    }
+    for (const candidate of candidates) {
+      try {
+        const jws = { protected: signature.protected, signature: signature.signature, payload };
+        await jose.flattenedVerify(jws, await candidate.key(), { algorithms: ALGORITHMS });
+        return { kid, alg, keySource: candidate.source };
+      } catch (error) {
+        problems.push(
+          `signature ${index} (kid ${kid ?? 'none'}, ${candidate.source}): ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }
+  }
+  throw new AgentCardError(
+    `The agent card at ${url} has no signature that verifies: ${problems.join('; ')}`,
+  );
+}
