@@ -11,7 +11,12 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dataPart, fileBytesPart, fileUrlPart, textPart, type Part } from '../index.js';
-import { defineAgent, type AgentContext, type AgentDefinition } from '../server.js';
+import {
+  defineAgent,
+  type AgentCardInput,
+  type AgentContext,
+  type AgentDefinition,
+} from '../server.js';
 
 type Behaviour = (ctx: AgentContext) => Promise<void>;
 
@@ -112,30 +117,48 @@ export function conformanceBehaviourOf(messageId: string): Behaviour {
 /** The prefixes the agent recognizes, in the order of `conformance-agent.md`. */
 export const CONFORMANCE_PREFIXES: readonly string[] = BEHAVIOURS.map(([prefix]) => prefix);
 
+const card: AgentCardInput = {
+  name: 'Conformance',
+  description:
+    'Conformance-suite agent: behaves according to the prefix of the incoming messageId ' +
+    '(tck-complete-task, tck-input-required, tck-message-response, tck-artifact-*, ' +
+    'tck-reject-task, tck-stream-*, test-resubscribe-message-id), the convention of the ' +
+    'official A2A conformance suites; any other message completes the task with "Done".',
+  version: '1.0.0',
+  // A suite may send parts of any media type; none may be refused as unsupported.
+  defaultInputModes: ['text/plain', '*/*'],
+  defaultOutputModes: ['text/plain', 'application/json'],
+  capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: true },
+  skills: [
+    {
+      id: 'conformance',
+      name: 'Conformance scenarios',
+      description:
+        'Completes, rejects, asks for input, replies with a bare message, or emits text, ' +
+        'file and data artifacts (whole or chunked), as the messageId prefix asks.',
+      tags: ['conformance', 'testing', 'tck'],
+      examples: ['messageId "tck-complete-task-001"', 'messageId "tck-stream-artifact-chunked"'],
+      inputModes: ['text/plain', '*/*'],
+      outputModes: ['text/plain', 'application/json'],
+    },
+  ],
+};
+
+/**
+ * The conformance agent: the public card, and as extended card the same plus one skill (served to
+ * every caller when authentication is off, so that suites can exercise GetExtendedAgentCard).
+ */
 export const conformance: AgentDefinition = defineAgent({
-  card: {
-    name: 'Conformance',
-    description:
-      'Conformance-suite agent: behaves according to the prefix of the incoming messageId ' +
-      '(tck-complete-task, tck-input-required, tck-message-response, tck-artifact-*, ' +
-      'tck-reject-task, tck-stream-*, test-resubscribe-message-id), the convention of the ' +
-      'official A2A conformance suites; any other message completes the task with "Done".',
-    version: '1.0.0',
-    // A suite may send parts of any media type; none may be refused as unsupported.
-    defaultInputModes: ['text/plain', '*/*'],
-    defaultOutputModes: ['text/plain', 'application/json'],
-    capabilities: { streaming: true, pushNotifications: true },
+  card,
+  extendedCard: {
+    ...card,
     skills: [
+      ...card.skills,
       {
-        id: 'conformance',
-        name: 'Conformance scenarios',
-        description:
-          'Completes, rejects, asks for input, replies with a bare message, or emits text, ' +
-          'file and data artifacts (whole or chunked), as the messageId prefix asks.',
-        tags: ['conformance', 'testing', 'tck'],
-        examples: ['messageId "tck-complete-task-001"', 'messageId "tck-stream-artifact-chunked"'],
-        inputModes: ['text/plain', '*/*'],
-        outputModes: ['text/plain', 'application/json'],
+        id: 'conformance-extended',
+        name: 'Extended card scenario',
+        description: 'Listed only in the extended agent card (GetExtendedAgentCard).',
+        tags: ['conformance', 'extended-card'],
       },
     ],
   },

@@ -23,6 +23,12 @@ import {
 import { ExitCode } from './exit-code.js';
 import { parseDuration, UsageFailure } from './cli-values.js';
 import { SECURITY_HELP, SECURITY_OPTIONS, parseServeSecurity } from './serve-security.js';
+import {
+  EXTENDED_CARD_HELP,
+  EXTENDED_CARD_OPTIONS,
+  parseExtendedCards,
+  withExtendedCard,
+} from './serve-extended-card.js';
 
 const HELP = `Usage: tandem serve [options]
 
@@ -43,6 +49,7 @@ Options:
   -h, --help              Show this help
 
 ${SECURITY_HELP}
+${EXTENDED_CARD_HELP}
 
 With one agent its card is at /.well-known/agent-card.json; with several, each agent lives
 under /agents/<name>/ and the first one's card is also served at the root.`;
@@ -68,6 +75,7 @@ function parseServeArgs(args: string[]) {
       heartbeat: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       ...SECURITY_OPTIONS,
+      ...EXTENDED_CARD_OPTIONS,
     },
     strict: true,
     allowPositionals: false,
@@ -92,6 +100,7 @@ function parseServeArgs(args: string[]) {
   return {
     help: false,
     security: parseServeSecurity(values),
+    extendedCards: parseExtendedCards(values['extended-card'], agents),
     port,
     host: values.host ?? envOr('TANDEM_HOST', '127.0.0.1'),
     publicUrl: publicUrl === '' ? undefined : publicUrl,
@@ -127,6 +136,12 @@ export async function run(args: string[]): Promise<number> {
     options.logLevel === 'silent'
       ? silentLogger
       : createLogger({ level: options.logLevel, pretty: process.stdout.isTTY });
+  if (options.extendedCards.size > 0 && security.authentication === undefined) {
+    logger.warn(
+      {},
+      'an extended agent card is configured without --auth: every caller can read it (spec 13.3 wants authenticated callers)',
+    );
+  }
   const store = await openTaskStore(options.store, {
     onError: (error) => logger.warn({ err: error }, 'task store background error'),
   });
@@ -140,7 +155,11 @@ export async function run(args: string[]): Promise<number> {
   const mounts: A2AAgentMount[] = await Promise.all(
     options.agents.map(async (name) => ({
       path: single ? '' : `/agents/${name}`,
-      handler: createRequestHandler({ agent: await loadDemoAgent(name), runtime, agentName: name }),
+      handler: createRequestHandler({
+        agent: withExtendedCard(await loadDemoAgent(name), name, options.extendedCards),
+        runtime,
+        agentName: name,
+      }),
     })),
   );
   const server = createNodeServer({

@@ -370,8 +370,21 @@ describe('conformance agent: prefixes and card', () => {
     ]);
   });
 
-  it('declares streaming and push notifications', () => {
-    expect(conformance.card.capabilities).toEqual({ streaming: true, pushNotifications: true });
+  it('declares streaming, push notifications and an extended card', () => {
+    expect(conformance.card.capabilities).toEqual({
+      streaming: true,
+      pushNotifications: true,
+      extendedAgentCard: true,
+    });
+  });
+
+  it('serves as extended card the public card plus one skill', async () => {
+    const extended = await handler.getExtendedAgentCard(call, {});
+    expect(extended.skills.map((skill) => skill.id)).toEqual([
+      ...conformance.card.skills.map((skill) => skill.id),
+      'conformance-extended',
+    ]);
+    expect(extended.name).toBe(conformance.card.name);
   });
 
   it('accepts parts of any media type', async () => {
