@@ -18,6 +18,12 @@ export type {
 } from './runtime/agent.js';
 export { createRequestHandler } from './create-request-handler.js';
 export type { RequestHandlerOptions } from './runtime/create-request-handler.js';
+export {
+  DEFAULT_CALL_LIMITS,
+  LimitExceededError,
+  MAX_TRACKED_CALLERS,
+} from './runtime/call-limits.js';
+export type { CallLimitsOptions } from './runtime/call-limits.js';
 export { createTaskRuntime } from './runtime/task-runtime.js';
 export type { TaskRuntime, TaskRuntimeOptions } from './runtime/task-runtime.js';
 export type { A2ARequestHandler, EventStream } from './runtime/request-handler.js';

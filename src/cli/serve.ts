@@ -23,6 +23,7 @@ import {
 import { ExitCode } from './exit-code.js';
 import { parseDuration, UsageFailure } from './cli-values.js';
 import { SECURITY_HELP, SECURITY_OPTIONS, parseServeSecurity } from './serve-security.js';
+import { LIMIT_HELP, LIMIT_OPTIONS, parseServeLimits } from './serve-limits.js';
 import {
   EXTENDED_CARD_HELP,
   EXTENDED_CARD_OPTIONS,
@@ -51,6 +52,8 @@ Options:
 ${SECURITY_HELP}
 ${EXTENDED_CARD_HELP}
 
+${LIMIT_HELP}
+
 With one agent its card is at /.well-known/agent-card.json; with several, each agent lives
 under /agents/<name>/ and the first one's card is also served at the root.`;
 
@@ -76,6 +79,7 @@ function parseServeArgs(args: string[]) {
       help: { type: 'boolean', short: 'h' },
       ...SECURITY_OPTIONS,
       ...EXTENDED_CARD_OPTIONS,
+      ...LIMIT_OPTIONS,
     },
     strict: true,
     allowPositionals: false,
@@ -101,6 +105,7 @@ function parseServeArgs(args: string[]) {
     help: false,
     security: parseServeSecurity(values),
     extendedCards: parseExtendedCards(values['extended-card'], agents),
+    limits: parseServeLimits(values),
     port,
     host: values.host ?? envOr('TANDEM_HOST', '127.0.0.1'),
     publicUrl: publicUrl === '' ? undefined : publicUrl,
@@ -159,6 +164,7 @@ export async function run(args: string[]): Promise<number> {
         agent: withExtendedCard(await loadDemoAgent(name), name, options.extendedCards),
         runtime,
         agentName: name,
+        ...(options.limits === undefined ? {} : { limits: options.limits }),
       }),
     })),
   );

@@ -39,6 +39,11 @@ export interface CallContext {
   readonly afterSeq?: number | undefined;
   /** Fires when the client goes away; never cancels the task itself. */
   readonly signal?: AbortSignal;
+  /**
+   * The client's network address, when the transport knows it: per-address limits apply to
+   * anonymous callers, who share one principal.
+   */
+  readonly peerAddress?: string | undefined;
 }
 
 /** Builds a call context with defaults for everything not given. */

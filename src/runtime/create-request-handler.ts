@@ -39,6 +39,7 @@ import {
   type RuntimeCard,
 } from './agent-capabilities.js';
 import type { CallContext } from './call-context.js';
+import { withCallLimits, type CallLimitsOptions } from './call-limits.js';
 import { listTasks } from './list-tasks.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { A2ARequestHandler, EventStream } from './request-handler.js';
@@ -82,6 +83,12 @@ export interface RequestHandlerOptions {
    * or on the replica holding its lease). Default 5 s.
    */
   readonly resumeWaitMs?: number;
+  /**
+   * Abuse limits per caller (requests and new tasks per minute, open streams, parts per message;
+   * see `CallLimitsOptions`), answered HTTP 429 / gRPC RESOURCE_EXHAUSTED. `{}` applies the
+   * defaults; absent, none apply (`tandem serve` turns them on by default).
+   */
+  readonly limits?: CallLimitsOptions;
 }
 
 /** How long executions may take to return once their task was canceled at shutdown. */
@@ -96,7 +103,12 @@ export function createRequestHandler(
   options: RequestHandlerOptions,
   defaultStore?: () => TaskStore,
 ): A2ARequestHandler {
-  return new RuntimeRequestHandler(options, defaultStore);
+  const handler = new RuntimeRequestHandler(options, defaultStore);
+  if (options.limits === undefined) return handler;
+  const logger =
+    options.logger ??
+    (options.runtime === undefined ? silentLogger : engineOf(options.runtime).logger);
+  return withCallLimits(handler, options.limits, logger);
 }
 
 class RuntimeRequestHandler implements A2ARequestHandler {

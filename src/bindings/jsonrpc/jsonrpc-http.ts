@@ -18,6 +18,7 @@ import {
   BODY_TOO_LARGE,
   type HttpRequest,
   type HttpResponse,
+  type PeerIdentity,
 } from '../../protocol/http-exchange.js';
 import type { OperationName } from '../../protocol/operations.js';
 import { JSONRPC_BINDING } from '../../protocol/protocol-bindings.js';
@@ -174,6 +175,10 @@ class RouteInput implements JsonRpcRequestInput {
     return this.headers.signal;
   }
 
+  get peer(): PeerIdentity {
+    return this.headers.peer;
+  }
+
   readonly agentInterfaces = (): AgentInterface[] => this.context.agentInterfaces(this.headers);
 }
 
@@ -220,8 +225,8 @@ function toHttpResponse(reply: JsonRpcReply): HttpResponse {
   let response: HttpResponse;
   switch (reply.kind) {
     case 'body':
-      headers = { 'content-type': 'application/json' };
-      response = { status: 200, headers, body: reply.body };
+      headers = { 'content-type': 'application/json', ...reply.refusal?.headers };
+      response = { status: reply.refusal?.status ?? 200, headers, body: reply.body };
       break;
     case 'empty':
       headers = {};

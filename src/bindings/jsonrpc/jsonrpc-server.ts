@@ -22,7 +22,7 @@ import {
   type A2AError,
 } from '../../protocol/errors.js';
 import type { AgentInterface } from '../../protocol/generated/types.js';
-import type { HeaderReader } from '../../protocol/http-exchange.js';
+import type { HeaderReader, PeerIdentity } from '../../protocol/http-exchange.js';
 import { stringifyProtocolValue } from '../../protocol/json-text.js';
 import { OPERATION_NAMES, isOperationName, type OperationName } from '../../protocol/operations.js';
 import { JSONRPC_BINDING } from '../../protocol/protocol-bindings.js';
@@ -39,8 +39,10 @@ import {
   openStream,
   parseRequest,
   readVersionParameter,
+  refusalOf,
   wireErrorOf,
 } from '../server/server-call.js';
+import type { HttpRefusal } from '../server/server-binding.js';
 import type { SseEventStream } from '../server/sse-event-stream.js';
 import {
   NULL_ID_TOKEN,
@@ -66,6 +68,8 @@ export interface JsonRpcRequestInput {
   readonly signal: AbortSignal;
   /** Who is calling (the identity hook's verdict); anonymous when absent. */
   readonly principal?: Principal | undefined;
+  /** The other end of the connection, for per-address limits. */
+  readonly peer?: PeerIdentity | undefined;
   /** The interfaces to declare in `GetExtendedAgentCard` results. */
   readonly agentInterfaces?: (() => AgentInterface[]) | undefined;
 }
@@ -89,6 +93,11 @@ export interface JsonRpcBodyReply extends JsonRpcReplyBase {
   readonly errorReason?: string | undefined;
   /** The result value, for logging; `undefined` for an error. */
   readonly result: unknown;
+  /**
+   * The HTTP status and headers of a refusal (429 for a limit), which JSON-RPC still answers in an
+   * error body; absent: 200.
+   */
+  readonly refusal?: HttpRefusal | undefined;
 }
 
 /** A notification was handled: nothing to send (HTTP 204). */
@@ -240,6 +249,11 @@ export function createJsonRpcHandler(
       };
     } catch (error) {
       const context = { method, params, activatedExtensions };
+      const refusal = refusalOf(error);
+      if (refusal !== undefined) {
+        const reply = errorReply(framed, new InvalidRequestError(refusal.message), context);
+        return reply.kind === 'body' ? { ...reply, refusal } : reply;
+      }
       const wire = wireErrorOf(error, logger, { binding: JSONRPC_BINDING, operation: method });
       return errorReply(framed, wire, context);
     }

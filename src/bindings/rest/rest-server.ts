@@ -64,6 +64,7 @@ import {
   openStream,
   parseRequest,
   readVersionParameter,
+  refusalOf,
   wireErrorOf,
 } from '../server/server-call.js';
 import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
@@ -196,6 +197,13 @@ class RestHttpBinding implements ServerBinding {
         report: report(operation, taskIdOf(parsed, result), undefined),
       };
     } catch (error) {
+      const refusal = refusalOf(error);
+      if (refusal !== undefined) {
+        return {
+          response: this.refuse(refusal, http),
+          report: { ...report(operation, taskIdOf(request, undefined), undefined), errorCode: 429 },
+        };
+      }
       const wire = wireErrorOf(error, logger, { binding: HTTP_JSON_BINDING, operation });
       const headers: Record<string, string> = { 'content-type': responseMediaType(http) };
       if (activatedExtensions.length > 0) {

@@ -18,6 +18,7 @@ import {
   type A2AError,
 } from '../../protocol/errors.js';
 import type { AgentCard, AgentInterface } from '../../protocol/generated/types.js';
+import type { PeerIdentity } from '../../protocol/http-exchange.js';
 import {
   operations,
   type OperationName,
@@ -25,8 +26,10 @@ import {
 } from '../../protocol/operations.js';
 import { parseMessage } from '../../protocol/validation.js';
 import type { CallContext, Principal } from '../../runtime/call-context.js';
+import { LimitExceededError } from '../../runtime/call-limits.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { A2ARequestHandler, EventStream } from '../../runtime/request-handler.js';
+import type { HttpRefusal } from './server-binding.js';
 import { parseExtensionsHeader } from './service-parameters.js';
 
 export { negotiateVersion, readVersionParameter } from './service-parameters.js';
@@ -63,9 +66,13 @@ export function parseRequest<N extends OperationName>(
   return result.value;
 }
 
-/** Where a call's abort signal comes from; read only when the runtime asks for it. */
+/**
+ * Where a call's abort signal and peer come from; read only when the runtime asks for them (an
+ * `HttpRequest` is one).
+ */
 export interface SignalSource {
   readonly signal: AbortSignal;
+  readonly peer?: PeerIdentity | undefined;
 }
 
 /** What a binding knows about a call once its request is decoded. */
@@ -106,6 +113,10 @@ class ServerCallContext implements CallContext {
   /** Created by the transport on first access only. */
   get signal(): AbortSignal {
     return this.#signals.signal;
+  }
+
+  get peerAddress(): string | undefined {
+    return this.#signals.peer?.address;
   }
 }
 
@@ -200,6 +211,24 @@ export function openStream<N extends StreamingOperation>(
   return operation === 'SendStreamingMessage'
     ? handler.sendStreamingMessage(call, request as OperationRequest<'SendStreamingMessage'>)
     : handler.subscribeToTask(call, request as OperationRequest<'SubscribeToTask'>);
+}
+
+/**
+ * The refusal a thrown value stands for, when it is not an error of the operation but a limit the
+ * caller hit (`LimitExceededError`): HTTP 429 with `Retry-After`, gRPC `RESOURCE_EXHAUSTED`.
+ * Each binding answers it in its own form; `undefined` for anything else.
+ */
+export function refusalOf(error: unknown): HttpRefusal | undefined {
+  if (!(error instanceof LimitExceededError)) return undefined;
+  return {
+    status: 429,
+    code: 'RESOURCE_EXHAUSTED',
+    message: error.message,
+    headers:
+      error.retryAfterSeconds === undefined
+        ? {}
+        : { 'retry-after': String(error.retryAfterSeconds) },
+  };
 }
 
 /**
