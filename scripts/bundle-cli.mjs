@@ -56,7 +56,7 @@ const common = {
   // a store or the logger needs them; jose is ESM, loaded with require() (Node >= 20.19 runs ES
   // modules that way) only when JWT authentication or card signing is used. valibot is ESM and
   // tree-shakes to the few functions used.
-  external: ['better-sqlite3', 'pg', 'pino', 'jose'],
+  external: ['better-sqlite3', 'pg', 'pino', 'jose', 'undici'],
   logLevel: 'warning',
 };
 

@@ -8,6 +8,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { ClientOptions, ProtocolBindingName } from '../client.js';
 import { parseDuration, parseHeader, UsageFailure } from './cli-values.js';
+import { tlsFetchOf } from './client-tls.js';
 import type { TerminalSettings } from './terminal.js';
 
 /** A `parseArgs` option table. */
@@ -16,6 +17,10 @@ export type OptionTable = NonNullable<ParseArgsConfig['options']>;
 /** The flags shared by every client command. */
 export const SHARED_OPTIONS = {
   token: { type: 'string' },
+  'api-key': { type: 'string' },
+  cert: { type: 'string' },
+  key: { type: 'string' },
+  ca: { type: 'string' },
   header: { type: 'string', multiple: true },
   binding: { type: 'string' },
   timeout: { type: 'string' },
@@ -26,7 +31,11 @@ export const SHARED_OPTIONS = {
 
 /** The help text of {@link SHARED_OPTIONS}, appended to each command's help. */
 export const SHARED_HELP = `Connection and output options:
-  --token <token>         Send Authorization: Bearer <token>
+  --token <token>         Send Authorization: Bearer <token> (or env TANDEM_TOKEN, which ps
+                          does not show)
+  --api-key <key>         Send this API key where the card's scheme says (or env TANDEM_API_KEY)
+  --cert <path>           A client certificate (PEM) for mutual TLS, with --key <path>
+  --ca <path>             Trust this CA (PEM) for the agent's certificate
   --header 'Name: value'  Add a header to every request (repeatable)
   --binding <binding>     Use only this protocol binding: jsonrpc | rest | grpc
                           (default: JSON-RPC, then REST, then gRPC, as the card offers)
@@ -39,6 +48,10 @@ export const SHARED_HELP = `Connection and output options:
 /** The values of the shared flags, as `parseArgs` returns them. */
 export interface SharedValues {
   readonly token?: string | undefined;
+  readonly 'api-key'?: string | undefined;
+  readonly cert?: string | undefined;
+  readonly key?: string | undefined;
+  readonly ca?: string | undefined;
   readonly header?: string[] | undefined;
   readonly binding?: string | undefined;
   readonly timeout?: string | undefined;
@@ -63,6 +76,10 @@ function bindingOf(value: string): ProtocolBindingName {
   }
 }
 
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
 /** Translates the shared flags into client options. */
 export function clientOptionsFrom(values: SharedValues): ClientOptions {
   const headers: Record<string, string> = {};
@@ -70,9 +87,17 @@ export function clientOptionsFrom(values: SharedValues): ClientOptions {
     const [name, value] = parseHeader(line);
     headers[name] = value;
   }
+  const token = values.token ?? nonEmpty(process.env.TANDEM_TOKEN);
+  const apiKey = values['api-key'] ?? nonEmpty(process.env.TANDEM_API_KEY);
+  const auth = {
+    ...(token === undefined ? {} : { bearerToken: token }),
+    ...(apiKey === undefined ? {} : { apiKey: { value: apiKey } }),
+  };
+  const tlsFetch = tlsFetchOf(values);
   return {
     ...(values.binding === undefined ? {} : { bindings: [bindingOf(values.binding)] }),
-    ...(values.token === undefined ? {} : { auth: { bearerToken: values.token } }),
+    ...(Object.keys(auth).length === 0 ? {} : { auth }),
+    ...(tlsFetch === undefined ? {} : { fetch: tlsFetch }),
     ...(Object.keys(headers).length === 0 ? {} : { headers }),
     ...(values.timeout === undefined
       ? {}
