@@ -137,7 +137,7 @@ describe('JSON-RPC over HTTP', () => {
     expect((JSON.parse(answer.text) as JsonRpcResponse).error?.code).toBe(-32001);
   });
 
-  it('refuses other content types with 415 and a JSON-RPC error', async () => {
+  it('refuses other content types with 415 and ContentTypeNotSupportedError', async () => {
     const { url } = await startServer();
     const response = await postRaw(`${url}/a2a`, '{}', {
       'content-type': 'text/plain',
@@ -145,7 +145,7 @@ describe('JSON-RPC over HTTP', () => {
     });
     expect(response.status).toBe(415);
     const body = (await response.json()) as JsonRpcResponse;
-    expect(body).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(body).toMatchObject({ id: null, error: { code: -32005 } });
     expect(body.error?.message).toMatch(/text\/plain/);
   });
 

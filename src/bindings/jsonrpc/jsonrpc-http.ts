@@ -5,15 +5,19 @@
  * `text/event-stream` for the streaming methods. The transport-level refusals happen here, before
  * the JSON-RPC server sees anything, and still answer with a JSON-RPC error body so that JSON-RPC
  * clients can read them:
- * - 415 for a `Content-Type` other than `application/json` or `application/a2a+json` (a missing
- *   one is accepted: some clients omit it and the body is parsed as JSON anyway);
+ * - 415 with ContentTypeNotSupportedError (-32005) for a `Content-Type` other than
+ *   `application/json` or `application/a2a+json` (a missing one is accepted: some clients omit it and the body is parsed as JSON anyway);
  * - 413 for a body over `maxBodyBytes`, refused from `Content-Length` before reading anything,
  *   or as soon as the limit is crossed while reading; the connection is then closed, since the
  *   rest of the body is never read;
  * - whatever the server refuses before the binding (401 without credentials, 405).
  */
 
-import { InvalidRequestError, type A2AError } from '../../protocol/errors.js';
+import {
+  ContentTypeNotSupportedError,
+  InvalidRequestError,
+  type A2AError,
+} from '../../protocol/errors.js';
 import {
   BODY_TOO_LARGE,
   type HttpRequest,
@@ -115,7 +119,7 @@ class JsonRpcHttpBinding implements ServerBinding {
       const message =
         `Content-Type ${JSON.stringify(contentType)} is not supported; send the JSON-RPC request ` +
         'as application/json';
-      return refused(415, new InvalidRequestError(message));
+      return refused(415, new ContentTypeNotSupportedError(message));
     }
     const tooLarge = `Request body exceeds the ${formatBytes(maxBodyBytes)} limit`;
     const declared = request.get('content-length');
