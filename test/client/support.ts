@@ -14,86 +14,18 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
-import { dataPart, fileBytesPart, fileUrlPart, textPart } from '../../src/protocol/builders.js';
 import type { AgentCard, StreamResponse } from '../../src/protocol/generated/types.js';
 import {
   createNodeServer,
   createRequestHandler,
-  defineAgent,
   type A2AAgentMount,
   type A2ANodeServer,
-  type AgentDefinition,
 } from '../../src/server.js';
+import { clientTestAgent as testAgent } from '../support/agents.js';
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/**
- * Commands (the message text): `echo <s>`; `stream <n>` (WORKING, n chunks of one artifact,
- * COMPLETED); `slow <n> <ms>`; `sleep <ms>`; `ask` (INPUT_REQUIRED, then greets the answer);
- * `reply <s>` (a direct message); `files` (text, data and file parts); `wait` (until canceled).
- */
-export const testAgent: AgentDefinition = defineAgent({
-  card: {
-    name: 'Client test agent',
-    description: 'Echoes, streams, asks and waits on command',
-    skills: [{ id: 'test', name: 'Test', description: 'Test commands', tags: ['test'] }],
-  },
-  async execute(ctx) {
-    if (ctx.task !== undefined) {
-      await ctx.artifact(`Hello, ${ctx.text}`, { name: 'greeting' });
-      return ctx.complete();
-    }
-    const [command = '', ...args] = ctx.text.split(' ');
-    const [n = 1, ms = 0] = args.map(Number);
-    switch (command) {
-      case 'echo':
-        await ctx.artifact(ctx.text.slice(5));
-        return ctx.complete();
-      case 'stream':
-      case 'slow': {
-        await ctx.working();
-        const out = ctx.artifactStream();
-        for (let i = 0; i < n; i++) {
-          await out.append(`chunk-${i}`);
-          await (command === 'slow' ? sleep(ms) : new Promise(setImmediate));
-        }
-        await out.end();
-        return ctx.complete();
-      }
-      case 'sleep':
-        await sleep(n);
-        await ctx.artifact('slept');
-        return ctx.complete();
-      case 'ask':
-        return ctx.inputRequired('What is your name?');
-      case 'reply':
-        return ctx.reply(ctx.text.slice(6));
-      case 'files':
-        await ctx.artifact([
-          textPart('first line'),
-          dataPart({ answer: 42 }),
-          fileBytesPart(new TextEncoder().encode('hello'), {
-            mediaType: 'text/plain',
-            filename: 'a.txt',
-          }),
-          fileUrlPart('https://example.com/b.png', 'image/png'),
-          textPart('second line'),
-        ]);
-        return ctx.complete();
-      case 'wait':
-        await ctx.working();
-        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
-        return;
-      default:
-        return ctx.reply(`unknown command ${command}`);
-    }
-  },
-  extendedCard: {
-    name: 'Client test agent (extended)',
-    description: 'The extended card',
-    skills: [{ id: 'secret', name: 'Secret', description: 'Only for friends', tags: ['x'] }],
-  },
-});
+export { testAgent };
 
 const closers: Array<() => Promise<void>> = [];
 

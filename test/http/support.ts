@@ -11,74 +11,14 @@ import {
 } from '../../src/http/adapters/node.js';
 import type { A2AAgentMount } from '../../src/http/http-options.js';
 import { SseDecoder, type SseEvent } from '../../src/protocol/sse-decoder.js';
-import { defineAgent, type AgentDefinition } from '../../src/runtime/agent.js';
+import type { AgentDefinition } from '../../src/runtime/agent.js';
 import { createRequestHandler } from '../../src/create-request-handler.js';
+import { testAgent } from '../support/agents.js';
 import type { A2ARequestHandler } from '../../src/runtime/request-handler.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/**
- * Commands (the message text):
- * - `echo <s>`: one artifact `<s>`, completed;
- * - `stream <n>`: n artifact chunks, each in its own event-loop turn;
- * - `slow <n> <ms>`: n chunks, `<ms>` apart;
- * - `sleep <ms>`: completes after `<ms>`;
- * - `fail`: throws.
- */
-export const testAgent = defineAgent({
-  card: {
-    name: 'Test agent',
-    description: 'Echoes, streams and sleeps on command',
-    skills: [{ id: 'echo', name: 'Echo', description: 'Echoes text', tags: ['test'] }],
-  },
-  async execute(ctx) {
-    const [command = '', ...args] = ctx.text.split(' ');
-    const numbers = args.map(Number);
-    switch (command) {
-      case 'echo':
-        await ctx.artifact(ctx.text.slice(5));
-        return ctx.complete();
-      case 'stream':
-      case 'slow': {
-        const [n = 1, ms = 0] = numbers;
-        await ctx.working();
-        const out = ctx.artifactStream();
-        for (let i = 0; i < n; i++) {
-          await out.append(`chunk-${i}`);
-          if (command === 'slow') await sleep(ms);
-          else await new Promise(setImmediate);
-        }
-        await out.end();
-        return ctx.complete();
-      }
-      case 'sleep':
-        await sleep(numbers[0] ?? 0);
-        await ctx.artifact('slept');
-        return ctx.complete();
-      case 'fail':
-        throw new Error('agent failure with a secret');
-      default:
-        return ctx.reply(`unknown command ${command}`);
-    }
-  },
-});
-
-/** An agent that requires one extension and supports another. */
-export const extensionAgent = defineAgent({
-  card: {
-    name: 'Extension agent',
-    description: 'Requires an extension',
-    skills: [{ id: 'x', name: 'X', description: 'Does X', tags: ['x'] }],
-    capabilities: {
-      streaming: true,
-      extensions: [
-        { uri: 'https://example.com/ext/required/v1', required: true },
-        { uri: 'https://example.com/ext/optional/v1', required: false },
-      ],
-    },
-  },
-  execute: (ctx) => ctx.reply('ok'),
-});
+export { extensionAgent, testAgent } from '../support/agents.js';
 
 export function handlerFor(agent: AgentDefinition = testAgent): A2ARequestHandler {
   return createRequestHandler({ agent });
