@@ -12,6 +12,7 @@ import {
   type A2ANodeServer,
   type A2ANodeServerOptions,
   type AgentDefinition,
+  type CallLimitsOptions,
   type Logger,
   type TaskRuntime,
 } from '../../src/server.js';
@@ -29,6 +30,8 @@ export interface ServeOptions {
   /** `streamBufferSize` of every request handler. */
   readonly streamBufferSize?: number;
   readonly logger?: Logger;
+  /** Abuse limits of every request handler (none unless given). */
+  readonly limits?: CallLimitsOptions;
   /** Options of the node adapter. */
   readonly http?: Partial<Omit<A2ANodeServerOptions, 'agents'>>;
 }
@@ -81,6 +84,7 @@ export async function startInProcessServer(
           : {}),
         ...(streamBufferSize === undefined ? {} : { streamBufferSize }),
         ...(logger === undefined ? {} : { logger }),
+        ...(options.limits === undefined ? {} : { limits: options.limits }),
       }),
     })),
   });
