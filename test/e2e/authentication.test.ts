@@ -25,7 +25,7 @@ import { refusal, rejection } from '../support/a2a-errors.js';
 import { testCard } from '../support/agents.js';
 import { useBehaviourEnv, type BehaviourEnv } from '../support/behaviour-env.js';
 import type { A2ADriver } from '../support/drivers/a2a-driver.js';
-import { createDriver, fetchCard } from '../support/drivers/bindings.js';
+import { createDriver, fetchCard, isHttpBinding as isHttp } from '../support/drivers/bindings.js';
 import type { CallRefusedError, DriverConnection } from '../support/drivers/driver-connection.js';
 import {
   startIdentityProvider,
@@ -65,9 +65,6 @@ const keys = (): CredentialList =>
 const bearer = (token: string): DriverConnection => ({
   headers: { authorization: `Bearer ${token}` },
 });
-
-/** Whether the binding carries HTTP (`WWW-Authenticate`, status codes): every one but gRPC. */
-const isHttp = (binding: string): boolean => binding !== 'grpc';
 
 describeMatrix(
   'authentication',

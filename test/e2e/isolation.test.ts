@@ -65,7 +65,7 @@ async function expectOutOfReach(other: A2ADriver, task: Task, tenant?: string): 
   }
   const listed = await other.listTasks({ ...t });
   expect(taskIds(listed.tasks)).not.toContain(task.id);
-  const inContext = await other.listTasks({ contextId: task.contextId, ...t });
+  const inContext = await other.listTasks({ contextId: task.contextId as string, ...t });
   expect(inContext.tasks).toEqual([]);
   expect(inContext.totalSize ?? 0).toBe(0);
 }
@@ -78,9 +78,9 @@ describeBehaviour('task isolation between principals and tenants', (env) => {
     await expectOutOfReach(bob, task);
     // Alice still sees her task as she left it, and can continue it.
     expect(await alice.getTask({ id: task.id })).toEqual(task);
-    expect(taskIds((await alice.listTasks({ contextId: task.contextId })).tasks)).toEqual([
-      task.id,
-    ]);
+    expect(taskIds((await alice.listTasks({ contextId: task.contextId as string })).tasks)).toEqual(
+      [task.id],
+    );
     const done = await alice.sendTask(send('Alice', { taskId: task.id }));
     expect(done.status.state).toBe('TASK_STATE_COMPLETED');
     expect(historyOf(done)).toEqual(['user: ask', 'agent: What is your name?', 'user: Alice']);
@@ -101,12 +101,14 @@ describeBehaviour('task isolation between principals and tenants', (env) => {
   it('does not join a task to another principal’s context: the same contextId starts a new task', async () => {
     const { alice, bob } = await callers(env);
     const task = await alice.sendTask(send('ask'));
-    const bobs = await bob.sendTask(send('echo hi', { contextId: task.contextId }));
+    const bobs = await bob.sendTask(send('echo hi', { contextId: task.contextId as string }));
     expect(bobs.id).not.toBe(task.id);
-    expect(taskIds((await alice.listTasks({ contextId: task.contextId })).tasks)).toEqual([
-      task.id,
+    expect(taskIds((await alice.listTasks({ contextId: task.contextId as string })).tasks)).toEqual(
+      [task.id],
+    );
+    expect(taskIds((await bob.listTasks({ contextId: task.contextId as string })).tasks)).toEqual([
+      bobs.id,
     ]);
-    expect(taskIds((await bob.listTasks({ contextId: task.contextId })).tasks)).toEqual([bobs.id]);
   });
 
   it('scopes a principal’s tasks to their tenant too', async () => {

@@ -4,32 +4,72 @@
  * message over the part limit `InvalidParamsError` naming `message.parts`, a stream over the
  * concurrent-stream limit `RESOURCE_EXHAUSTED`; limits are per principal (per address when
  * anonymous); nothing is stored for a refused call, and the hit is logged without credentials.
+ * And what one task may hold: artifact bytes and kept history, refused with the limit's name.
  */
 
 import { expect, it } from 'vitest';
-import { InvalidParamsError, textPart } from '../../src/index.js';
-import { CredentialList, bearerAuthentication, type CallLimitsOptions } from '../../src/server.js';
+import { InvalidParamsError, UnsupportedOperationError, textPart } from '../../src/index.js';
+import {
+  CredentialList,
+  TaskContentLimitError,
+  bearerAuthentication,
+  defineAgent,
+  type AgentDefinition,
+  type CallLimitsOptions,
+} from '../../src/server.js';
 import { refusal, rejection, violatedFields } from '../support/a2a-errors.js';
-import { testAgent } from '../support/agents.js';
+import { testAgent, testCard } from '../support/agents.js';
 import { describeBehaviour, type BehaviourEnv } from '../support/behaviour-env.js';
-import type { A2ADriver } from '../support/drivers/a2a-driver.js';
-import { createDriver } from '../support/drivers/bindings.js';
+import type { A2ADriver, BindingName } from '../support/drivers/a2a-driver.js';
+import { createDriver, isHttpBinding } from '../support/drivers/bindings.js';
 import type { CallRefusedError } from '../support/drivers/driver-connection.js';
-import { send, userText } from '../support/messages.js';
+import { artifactTexts, historyOf, send, textOf, userText } from '../support/messages.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { pollUntil } from '../support/sync.js';
 
 const ALICE = 'alice-token-0123456789abcdef';
 const BOB = 'bob-token-0123456789abcdef01';
 
-async function serveLimited(env: BehaviourEnv, limits: CallLimitsOptions, authenticated = true) {
+/**
+ * Writes what it is told: `artifacts <n> <size>` n artifacts of `size` bytes; `catch <size>` one
+ * artifact of `size` bytes, completing with the limit it hit if refused; anything else, and every
+ * later message, asks for more input.
+ */
+const contentAgent: AgentDefinition = defineAgent({
+  card: testCard('Content'),
+  async execute(ctx) {
+    const [command = '', ...args] = ctx.text.split(' ');
+    const [n = 1, size = 1] = args.map(Number);
+    if (ctx.task === undefined && command === 'artifacts') {
+      for (let i = 0; i < n; i++) await ctx.artifact(String(i).repeat(size));
+      return ctx.complete();
+    }
+    if (ctx.task === undefined && command === 'catch') {
+      try {
+        await ctx.artifact('x'.repeat(n));
+      } catch (error) {
+        if (error instanceof TaskContentLimitError) return ctx.complete(`caught ${error.limit}`);
+        throw error;
+      }
+      return ctx.complete('stored');
+    }
+    return ctx.inputRequired(`more than ${ctx.text}?`);
+  },
+});
+
+async function serveLimited(
+  env: BehaviourEnv,
+  limits: CallLimitsOptions,
+  authenticated = true,
+  agent: AgentDefinition = testAgent,
+) {
   const logger = recordingLogger();
   const tokens = new CredentialList({
     kind: 'inline',
     text: `alice ${ALICE}\nbob ${BOB}`,
     label: 'tokens',
   });
-  const server = await env.serve(testAgent, {
+  const server = await env.serve(agent, {
     limits,
     logger,
     http: authenticated ? { authenticate: bearerAuthentication(tokens) } : {},
@@ -43,8 +83,8 @@ async function serveLimited(env: BehaviourEnv, limits: CallLimitsOptions, authen
   return { as, logger, server };
 }
 
-function expectRetryAfter(refused: CallRefusedError, binding: string): void {
-  if (binding === 'grpc') return;
+function expectRetryAfter(refused: CallRefusedError, binding: BindingName): void {
+  if (!isHttpBinding(binding)) return;
   expect(refused.transport.httpStatus).toBe(429);
   expect(Number(refused.transport.retryAfter)).toBeGreaterThanOrEqual(1);
 }
@@ -125,5 +165,68 @@ describeBehaviour('abuse limits', (env) => {
       'the stream limit to be released',
     );
     await again.rest();
+  });
+
+  it('fails a task whose agent writes more artifact bytes than the limit, keeping what fit', async () => {
+    const { as } = await serveLimited(env, { artifactBytesPerTask: 25 }, true, contentAgent);
+    const alice = as(ALICE);
+    const task = await alice.sendTask(send('artifacts 3 10'));
+    expect(task.status.state).toBe('TASK_STATE_FAILED');
+    expect(textOf(task.status.message)).toMatch(
+      /would hold 30 bytes of artifacts, more than the 25 it may \(limit artifactBytesPerTask\)$/,
+    );
+    // The two artifacts within the limit were stored; the one over it was not, not even in part.
+    expect(artifactTexts(await alice.getTask({ id: task.id }))).toEqual([
+      ['0'.repeat(10)],
+      ['1'.repeat(10)],
+    ]);
+    // The runtime logs it (before it writes the failure the client saw).
+    const entry = env.logs.find(
+      (e) =>
+        e.message === 'a task reached a content limit' &&
+        'taskId' in e.context &&
+        e.context.taskId === task.id,
+    );
+    expect(entry?.context).toMatchObject({ limit: 'artifactBytesPerTask' });
+    // An agent may catch the refusal and carry on.
+    const caught = await alice.sendTask(send('catch 26'));
+    expect(caught.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(textOf(caught.status.message)).toBe('caught artifactBytesPerTask');
+    expect(caught.artifacts ?? []).toEqual([]);
+  });
+
+  it('refuses a message that would take the history past the limit, leaving the task as it was', async () => {
+    const { as } = await serveLimited(env, { historyLength: 4 }, true, contentAgent);
+    const alice = as(ALICE);
+    const task = await alice.sendTask(send('one'));
+    const second = await alice.sendTask(send('two', { taskId: task.id }));
+    expect(historyOf(second)).toEqual([
+      'user: one',
+      'agent: more than one?',
+      'user: two',
+      'agent: more than two?',
+    ]);
+    const error = await rejection(
+      alice.sendMessage(send('three', { taskId: task.id })),
+      UnsupportedOperationError,
+    );
+    expect(error.message).toBe(
+      `Task ${task.id} keeps 4 messages in its history, the most it may (limit historyLength 4); start a new task in the same context`,
+    );
+    expect(await alice.getTask({ id: task.id })).toEqual(second);
+  });
+
+  it('ends a task whose agent would pass the history limit, with the limit in its last message', async () => {
+    const { as } = await serveLimited(env, { historyLength: 3 }, true, contentAgent);
+    const alice = as(ALICE);
+    const task = await alice.sendTask(send('one'));
+    const ended = await alice.sendTask(send('two', { taskId: task.id }));
+    expect(ended.status.state).toBe('TASK_STATE_FAILED');
+    expect(textOf(ended.status.message)).toMatch(/\(limit historyLength 3\)$/);
+    expect(historyOf(ended).slice(0, 3)).toEqual([
+      'user: one',
+      'agent: more than one?',
+      'user: two',
+    ]);
   });
 });

@@ -12,7 +12,7 @@ import { testCard } from '../support/agents.js';
 import { useBehaviourEnv } from '../support/behaviour-env.js';
 import { createTestPki, type Credential, type TestPki } from '../support/certificates.js';
 import type { A2ADriver } from '../support/drivers/a2a-driver.js';
-import { createDriver, fetchCard } from '../support/drivers/bindings.js';
+import { createDriver, fetchCard, isHttpBinding } from '../support/drivers/bindings.js';
 import { describeMatrix } from '../support/matrix.js';
 import { send, textOf } from '../support/messages.js';
 import { requireBuild, serverProcesses, CLI } from '../support/processes.js';
@@ -64,7 +64,8 @@ describeMatrix(
       expect(none.message).toBe(
         'Authentication required: connect with a client certificate this agent trusts',
       );
-      if (binding !== 'grpc') expect(none.transport.wwwAuthenticate).toBe('MutualTLS realm="a2a"');
+      if (isHttpBinding(binding))
+        expect(none.transport.wwwAuthenticate).toBe('MutualTLS realm="a2a"');
       await refusal(as(pki.stranger).listTasks(), 'UNAUTHENTICATED');
     });
 

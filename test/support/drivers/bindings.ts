@@ -73,3 +73,11 @@ export async function connectDriver(
   const card = await fetchCard(agentUrl, connection);
   return createDriver(binding, interfaceUrlOf(card, binding), connection);
 }
+
+/** The bindings carried by HTTP, whose refusals have an HTTP status and `WWW-Authenticate`. */
+const HTTP_BINDINGS: ReadonlySet<string> = new Set(['jsonrpc', 'rest']);
+
+/** Whether `binding` is carried by HTTP (gRPC is not, though it runs over HTTP/2). */
+export function isHttpBinding(binding: BindingName): boolean {
+  return HTTP_BINDINGS.has(binding);
+}
