@@ -24,6 +24,11 @@ export {
   MAX_TRACKED_CALLERS,
 } from './runtime/call-limits.js';
 export type { CallLimitsOptions } from './runtime/call-limits.js';
+export {
+  DEFAULT_TASK_CONTENT_LIMITS,
+  TaskContentLimitError,
+} from './runtime/task-content-limits.js';
+export type { TaskContentLimits } from './runtime/task-content-limits.js';
 export { createTaskRuntime } from './runtime/task-runtime.js';
 export type { TaskRuntime, TaskRuntimeOptions } from './runtime/task-runtime.js';
 export type { A2ARequestHandler, EventStream } from './runtime/request-handler.js';

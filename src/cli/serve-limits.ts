@@ -14,6 +14,8 @@ export const LIMIT_OPTIONS = {
   'task-rate-limit': { type: 'string' },
   'max-streams': { type: 'string' },
   'max-parts': { type: 'string' },
+  'max-artifact-bytes': { type: 'string' },
+  'max-history': { type: 'string' },
 } as const;
 
 /** The help lines of {@link LIMIT_OPTIONS}. */
@@ -22,6 +24,8 @@ export const LIMIT_HELP = `Limits (per caller: principal, or address when anonym
   --task-rate-limit <n>   New tasks per minute (default ${DEFAULT_CALL_LIMITS.tasksPerMinute})
   --max-streams <n>       Streams open at once (default ${DEFAULT_CALL_LIMITS.concurrentStreams})
   --max-parts <n>         Parts per message (default ${DEFAULT_CALL_LIMITS.partsPerMessage})
+  --max-artifact-bytes <n> Bytes of artifacts per task (default ${DEFAULT_CALL_LIMITS.artifactBytesPerTask})
+  --max-history <n>       Messages kept in a task's history (default ${DEFAULT_CALL_LIMITS.historyLength})
   --limits off            None of these (env TANDEM_LIMITS=off)`;
 
 type Values = { readonly [K in keyof typeof LIMIT_OPTIONS]?: string | undefined };
@@ -37,9 +41,16 @@ export function parseServeLimits(values: Values): CallLimitsOptions | undefined 
   if (mode !== 'on' && mode !== 'off') {
     throw new UsageFailure(`--limits must be on or off, got "${mode}"`);
   }
-  const tuned = (['rate-limit', 'task-rate-limit', 'max-streams', 'max-parts'] as const).filter(
-    (name) => values[name] !== undefined,
-  );
+  const tuned = (
+    [
+      'rate-limit',
+      'task-rate-limit',
+      'max-streams',
+      'max-parts',
+      'max-artifact-bytes',
+      'max-history',
+    ] as const
+  ).filter((name) => values[name] !== undefined);
   if (mode === 'off') {
     if (tuned.length > 0) throw new UsageFailure(`--${tuned[0]} has no effect with --limits off`);
     return undefined;
@@ -57,5 +68,9 @@ export function parseServeLimits(values: Values): CallLimitsOptions | undefined 
   if (tasks !== undefined) limits.tasksPerMinute = tasks;
   if (streams !== undefined) limits.concurrentStreams = streams;
   if (parts !== undefined) limits.partsPerMessage = parts;
+  const artifactBytes = value('max-artifact-bytes');
+  const history = value('max-history');
+  if (artifactBytes !== undefined) limits.artifactBytesPerTask = artifactBytes;
+  if (history !== undefined) limits.historyLength = history;
   return limits;
 }

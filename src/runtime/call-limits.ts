@@ -35,11 +35,15 @@ import type {
 } from '../protocol/generated/types.js';
 import { ConfigurationError, LocalError } from '../protocol/local-errors.js';
 import type { CallContext } from './call-context.js';
+import { DEFAULT_TASK_CONTENT_LIMITS, type TaskContentLimits } from './task-content-limits.js';
 import type { Logger } from './logger.js';
 import type { A2ARequestHandler, EventStream } from './request-handler.js';
 
-/** The limits, each per caller (principal, or address when anonymous). */
-export interface CallLimitsOptions {
+/**
+ * The limits: the rates and streams per caller (principal, or address when anonymous), the parts
+ * per message, and what one task may hold (`TaskContentLimits`, enforced by the runtime).
+ */
+export interface CallLimitsOptions extends TaskContentLimits {
   /** Operations per minute. Default 1,200 (20/s sustained, bursts of 1,200). */
   readonly requestsPerMinute?: number;
   /** New tasks (messages that do not continue a task) per minute. Default 300. */
@@ -56,7 +60,11 @@ export const DEFAULT_CALL_LIMITS: Required<CallLimitsOptions> = Object.freeze({
   tasksPerMinute: 300,
   concurrentStreams: 64,
   partsPerMessage: 256,
+  ...DEFAULT_TASK_CONTENT_LIMITS,
 });
+
+/** The limits this layer enforces (the task content limits are the runtime's). */
+type CallerLimits = Required<Omit<CallLimitsOptions, keyof TaskContentLimits>>;
 
 /** Callers whose buckets are kept at once; the least recently seen are forgotten first. */
 export const MAX_TRACKED_CALLERS = 100_000;
@@ -168,18 +176,13 @@ export function withCallLimits(
 
 class LimitedRequestHandler implements A2ARequestHandler {
   readonly #inner: A2ARequestHandler;
-  readonly #limits: Required<CallLimitsOptions>;
+  readonly #limits: CallerLimits;
   readonly #logger: Logger;
   readonly #requests: Buckets;
   readonly #tasks: Buckets;
   readonly #streams = new Map<string, number>();
 
-  constructor(
-    inner: A2ARequestHandler,
-    limits: Required<CallLimitsOptions>,
-    logger: Logger,
-    now: () => number,
-  ) {
+  constructor(inner: A2ARequestHandler, limits: CallerLimits, logger: Logger, now: () => number) {
     this.#inner = inner;
     this.#limits = limits;
     this.#logger = logger;

@@ -55,6 +55,7 @@ import { TaskEventStream } from './task-event-stream.js';
 import { admitMessage } from './message-intake.js';
 import { readTask } from './read-task.js';
 import { TaskScopes } from './task-scopes.js';
+import { taskContentLimitsOf, type TaskContentLimits } from './task-content-limits.js';
 import { waitAtMost } from './wait-at-most.js';
 import type { TaskExecution } from './task-execution.js';
 import { withJsonText } from '../protocol/json-text.js';
@@ -85,8 +86,9 @@ export interface RequestHandlerOptions {
   readonly resumeWaitMs?: number;
   /**
    * Abuse limits per caller (requests and new tasks per minute, open streams, parts per message;
-   * see `CallLimitsOptions`), answered HTTP 429 / gRPC RESOURCE_EXHAUSTED. `{}` applies the
-   * defaults; absent, none apply (`tandem serve` turns them on by default).
+   * see `CallLimitsOptions`), answered HTTP 429 / gRPC RESOURCE_EXHAUSTED, and per task (artifact
+   * bytes, kept history; see `TaskContentLimits`). `{}` applies the defaults; absent, none apply
+   * (`tandem serve` turns them on by default).
    */
   readonly limits?: CallLimitsOptions;
 }
@@ -123,6 +125,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
   readonly #hub: TaskEventHub;
   readonly #bufferSize: number;
   readonly #resumeWaitMs: number;
+  readonly #contentLimits: Required<TaskContentLimits> | undefined;
   readonly #inputModes: string[];
   readonly #streams = new Set<TaskEventStream>();
   readonly #shutdown = new AbortController();
@@ -138,6 +141,8 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     this.#hub = this.#runtime.hub;
     this.#bufferSize = options.streamBufferSize ?? 256;
     this.#resumeWaitMs = options.resumeWaitMs ?? 5_000;
+    this.#contentLimits =
+      options.limits === undefined ? undefined : taskContentLimitsOf(options.limits);
     this.capabilities = effectiveCapabilities(options.agent, this.#logger);
     this.card = completeCard(options.agent.card, this.capabilities);
     this.#inputModes = acceptedInputModes(this.card);
@@ -165,6 +170,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
         owner: this,
         inputModes: this.#inputModes,
         resumeWaitMs: this.#resumeWaitMs,
+        ...(this.#contentLimits === undefined ? {} : { contentLimits: this.#contentLimits }),
       },
       { scope: this.#scopes.of(call), call, extensions: this.negotiateExtensions(call) },
       request,

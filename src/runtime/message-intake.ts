@@ -19,6 +19,7 @@ import type { TaskRun } from './task-run.js';
 import type { TaskRuntimeEngine } from './task-runtime.js';
 import { newTimeOrderedUuid } from '../protocol/uuid.js';
 import { messageInTask } from '../protocol/copies.js';
+import { TaskBudget, type TaskContentLimits } from './task-content-limits.js';
 
 /** What admission needs from the agent's request handler. */
 export interface IntakeContext {
@@ -29,6 +30,8 @@ export interface IntakeContext {
   readonly inputModes: readonly string[];
   /** How long a message to an interrupted task waits for the previous execution to return. */
   readonly resumeWaitMs: number;
+  /** What one task may hold; unlimited when absent. */
+  readonly contentLimits?: Required<TaskContentLimits>;
 }
 
 /** The caller, as admission sees it. */
@@ -69,6 +72,9 @@ export async function admitMessage(
       { taskId: message.taskId as string, contextId },
       context.owner,
     );
+    if (context.contentLimits !== undefined) {
+      run.limitContent(TaskBudget.forNewTask(context.contentLimits));
+    }
     return execution(context, caller, request, message, run);
   }
   return await resume(context, caller, request, incoming.taskId);
@@ -82,7 +88,9 @@ async function resume(
 ): Promise<TaskExecution> {
   const incoming = request.message;
   const { scope } = caller;
-  const stored = await readTask(context.runtime.store, scope, taskId, 0);
+  const limits = context.contentLimits;
+  // With a history limit, the read brings up to that many messages: enough to tell a full one.
+  const stored = await readTask(context.runtime.store, scope, taskId, limits?.historyLength ?? 0);
   const contextId = stored.task.contextId ?? '';
   if (
     incoming.contextId !== undefined &&
@@ -102,6 +110,13 @@ async function resume(
       { metadata: { taskId, state: stored.state } },
     );
   }
+  const kept = stored.task.history?.length ?? 0;
+  if (limits !== undefined && kept >= limits.historyLength) {
+    throw new UnsupportedOperationError(
+      `Task ${taskId} keeps ${kept} messages in its history, the most it may (limit historyLength ${limits.historyLength}); start a new task in the same context`,
+      { metadata: { taskId, limit: 'historyLength', max: String(limits.historyLength) } },
+    );
+  }
   const message = messageInTask(incoming, taskId, contextId);
   const outcome = await context.runtime.resume(scope, stored, message, {
     owner: context.owner,
@@ -109,6 +124,7 @@ async function resume(
   });
   switch (outcome.kind) {
     case 'resumed':
+      if (limits !== undefined) outcome.run.limitContent(TaskBudget.forTask(limits, outcome.task));
       return execution(context, caller, request, message, outcome.run, outcome.task);
     case 'ended':
       throw new UnsupportedOperationError(

@@ -25,6 +25,7 @@ import { ExecutionContext } from './agent-context.js';
 import { agentMessageOf, type MessageContent } from './agent-content.js';
 import type { Logger } from './logger.js';
 import { artifactChange, statusChange } from './task-changes.js';
+import { TaskContentLimitError } from './task-content-limits.js';
 import type { TaskRun } from './task-run.js';
 import type { ChangeBuilder, WriteOutcome } from './task-writer.js';
 
@@ -121,8 +122,13 @@ export class TaskExecution {
         await this.#settle('TASK_STATE_COMPLETED', undefined);
       }
     } catch (error) {
-      logger.error({ err: error, taskId: this.taskId }, 'agent execution failed');
-      await this.#failAfterError();
+      if (error instanceof TaskContentLimitError) {
+        logger.warn({ taskId: this.taskId, limit: error.limit }, 'a task reached a content limit');
+      } else logger.error({ err: error, taskId: this.taskId }, 'agent execution failed');
+      // A limit's message is ours and names it; anything else the agent threw may hold secrets.
+      await this.#failAfterError(
+        error instanceof TaskContentLimitError ? error.message : SAFE_FAILURE,
+      );
     } finally {
       await run.writesDone();
       // An execution that never answered (a failing store) must not leave waiters hanging.
@@ -130,7 +136,7 @@ export class TaskExecution {
     }
   }
 
-  async #failAfterError(): Promise<void> {
+  async #failAfterError(reason: string): Promise<void> {
     if (this.#replied) return;
     const run = this.run;
     try {
@@ -138,7 +144,7 @@ export class TaskExecution {
       // A task that waits for the client stays so: the client was told it does.
       if (isInterruptedState(run.acceptedState) && this.#interrupting !== undefined) return;
       if (!run.stopped && !isTerminalState(run.acceptedState)) {
-        await this.#settle('TASK_STATE_FAILED', agentMessageOf(SAFE_FAILURE, this));
+        await this.#settle('TASK_STATE_FAILED', agentMessageOf(reason, this));
       }
     } catch (error) {
       this.init.logger.error(

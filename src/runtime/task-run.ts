@@ -30,6 +30,7 @@ import {
   isTerminalState,
 } from '../protocol/task-state.js';
 import type { TaskLogEntry, TaskScope, TaskStore } from '../stores/task-store.js';
+import type { TaskBudget } from './task-content-limits.js';
 import type { Logger } from './logger.js';
 import { PipelinedWriter } from './pipelined-writer.js';
 import { SerialQueue } from './serial-queue.js';
@@ -96,6 +97,8 @@ export class TaskRun implements RunForWriter {
   /** The task as stored, when kept (see {@link keepProjection}). */
   #projection: MutableTaskProjection | undefined;
   #keepsProjection = false;
+  /** What the task may still hold (see `task-content-limits.ts`); unlimited when unset. */
+  #budget: TaskBudget | undefined;
 
   constructor(deps: TaskRunDependencies, init: TaskRunInit) {
     this.#deps = deps;
@@ -257,7 +260,15 @@ export class TaskRun implements RunForWriter {
     return this.#writer.write(build);
   }
 
-  /** For the writer: the change `build` makes from `state`; throws when the machine forbids it. */
+  /** Limits what the agent's changes may add to the task, from now on. */
+  limitContent(budget: TaskBudget): void {
+    this.#budget = budget;
+  }
+
+  /**
+   * For the writer: the change `build` makes from `state`; throws when the machine forbids it, or
+   * when it would take the task past its content limits.
+   */
   checkChange(build: ChangeBuilder, state: TaskState): TaskChange {
     const change = build(state);
     const target = targetStateOf(change);
@@ -269,6 +280,7 @@ export class TaskRun implements RunForWriter {
         `Task ${this.taskId} is ${state}; it cannot receive artifacts any more`,
       );
     }
+    this.#budget?.admit(change, this.taskId);
     return change;
   }
 

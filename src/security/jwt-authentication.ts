@@ -49,6 +49,12 @@ export interface JwtOptions {
   readonly scopes?: readonly string[];
   /** Tolerated clock skew for `exp`/`nbf`/`iat`, in seconds. Default 30. */
   readonly clockToleranceSeconds?: number;
+  /**
+   * The least time between two JWKS fetches, in ms: a token naming a key the cached JWKS lacks
+   * makes it fetch the JWKS again (the issuer rotated its keys) only after this long, so that
+   * tokens with made-up key ids cannot make this server flood the issuer. Default 30,000.
+   */
+  readonly jwksCooldownMs?: number;
   /** The `fetch` for discovery and the JWKS (tests, proxies). Default the global one. */
   readonly fetch?: typeof fetch;
 }
@@ -147,7 +153,7 @@ export function jwtAuthentication(options: JwtOptions): ServerAuthentication {
   async function keySet(url: URL): Promise<JWTVerifyGetKey> {
     const { createRemoteJWKSet, customFetch } = await jose();
     const jwksOptions: RemoteJWKSetOptions = {
-      cooldownDuration: 30_000,
+      cooldownDuration: options.jwksCooldownMs ?? 30_000,
       cacheMaxAge: 10 * 60_000,
       timeoutDuration: 5_000,
     };

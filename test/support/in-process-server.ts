@@ -12,11 +12,13 @@ import {
   type A2ANodeServer,
   type A2ANodeServerOptions,
   type AgentDefinition,
+  type CallLimitsOptions,
   type Logger,
   type TaskRuntime,
 } from '../../src/server.js';
 import { TAG_HEADER, type A2ADriver, type BindingName } from './drivers/a2a-driver.js';
 import { connectDriver } from './drivers/bindings.js';
+import type { DriverConnection } from './drivers/driver-connection.js';
 import { deferred, type Deferred } from './sync.js';
 
 /** One agent of a server and where it is mounted (`''` for the root). */
@@ -29,6 +31,13 @@ export interface ServeOptions {
   /** `streamBufferSize` of every request handler. */
   readonly streamBufferSize?: number;
   readonly logger?: Logger;
+  /**
+   * What the drivers of the server's agents connect with (client TLS for an HTTPS server,
+   * credentials); none unless given.
+   */
+  readonly connection?: DriverConnection;
+  /** Abuse limits of every request handler (none unless given). */
+  readonly limits?: CallLimitsOptions;
   /** Options of the node adapter. */
   readonly http?: Partial<Omit<A2ANodeServerOptions, 'agents'>>;
 }
@@ -81,6 +90,7 @@ export async function startInProcessServer(
           : {}),
         ...(streamBufferSize === undefined ? {} : { streamBufferSize }),
         ...(logger === undefined ? {} : { logger }),
+        ...(options.limits === undefined ? {} : { limits: options.limits }),
       }),
     })),
   });
@@ -89,7 +99,10 @@ export async function startInProcessServer(
   const { url } = await node.listen({ port: 0, host: '127.0.0.1' });
   const drivers = new Map<string, A2ADriver>();
   for (const mount of mounts) {
-    drivers.set(mount.path, await connectDriver(binding, `${url}${mount.path}`));
+    drivers.set(
+      mount.path,
+      await connectDriver(binding, `${url}${mount.path}`, options.connection ?? {}),
+    );
   }
   const endpoint = (path: string): A2ADriver => {
     const driver = drivers.get(path);

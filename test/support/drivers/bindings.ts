@@ -6,6 +6,7 @@
 
 import type { AgentCard } from '../../../src/index.js';
 import type { A2ADriver, BindingName } from './a2a-driver.js';
+import { fetchOf, type DriverConnection } from './driver-connection.js';
 import { JsonRpcDriver } from './json-rpc-driver.js';
 import { RestDriver } from './rest-driver.js';
 
@@ -18,13 +19,20 @@ export const PROTOCOL_BINDINGS: Readonly<Record<BindingName, string>> = {
   rest: 'HTTP+JSON',
 };
 
-/** The driver of `binding` for the interface at `url`. */
-export function createDriver(binding: BindingName, url: string): A2ADriver {
+/**
+ * The driver of `binding` for the interface at `url`, its calls carrying `connection`'s
+ * credentials and TLS.
+ */
+export function createDriver(
+  binding: BindingName,
+  url: string,
+  connection: DriverConnection = {},
+): A2ADriver {
   switch (binding) {
     case 'jsonrpc':
-      return new JsonRpcDriver(url);
+      return new JsonRpcDriver(url, connection);
     case 'rest':
-      return new RestDriver(url);
+      return new RestDriver(url, connection);
   }
 }
 
@@ -43,8 +51,13 @@ export function interfaceUrlOf(card: AgentCard, binding: BindingName): string {
 }
 
 /** Reads the public card of the agent at `agentUrl` (its mount point). */
-export async function fetchCard(agentUrl: string): Promise<AgentCard> {
-  const response = await fetch(`${agentUrl}/.well-known/agent-card.json`);
+export async function fetchCard(
+  agentUrl: string,
+  connection: DriverConnection = {},
+): Promise<AgentCard> {
+  // Only the TLS of the connection: the card is public, credentials go to the interface alone.
+  const get = fetchOf(connection.tls === undefined ? {} : { tls: connection.tls });
+  const response = await get(`${agentUrl}/.well-known/agent-card.json`);
   if (!response.ok) {
     throw new Error(`No agent card at ${agentUrl}: HTTP ${response.status}`);
   }
@@ -52,6 +65,19 @@ export async function fetchCard(agentUrl: string): Promise<AgentCard> {
 }
 
 /** The driver of `binding` for the agent at `agentUrl`, found through its card. */
-export async function connectDriver(binding: BindingName, agentUrl: string): Promise<A2ADriver> {
-  return createDriver(binding, interfaceUrlOf(await fetchCard(agentUrl), binding));
+export async function connectDriver(
+  binding: BindingName,
+  agentUrl: string,
+  connection: DriverConnection = {},
+): Promise<A2ADriver> {
+  const card = await fetchCard(agentUrl, connection);
+  return createDriver(binding, interfaceUrlOf(card, binding), connection);
+}
+
+/** The bindings carried by HTTP, whose refusals have an HTTP status and `WWW-Authenticate`. */
+const HTTP_BINDINGS: ReadonlySet<string> = new Set(['jsonrpc', 'rest']);
+
+/** Whether `binding` is carried by HTTP (gRPC is not, though it runs over HTTP/2). */
+export function isHttpBinding(binding: BindingName): boolean {
+  return HTTP_BINDINGS.has(binding);
 }

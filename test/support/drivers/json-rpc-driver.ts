@@ -24,6 +24,7 @@ import {
   type StreamingOperation,
   type UnaryOperation,
 } from './a2a-driver.js';
+import { CallRefusedError, refusalStatusOf } from './driver-connection.js';
 import { seqOf, sseEventStream } from './sse-event-stream.js';
 import {
   WireDriver,
@@ -49,7 +50,8 @@ export class JsonRpcDriver extends WireDriver {
     options: CallOptions = {},
   ): Promise<Reply<OperationResponse<N>>> {
     const id = nextRequestId++;
-    const response = await fetch(this.url, this.#init(operation, request, id, options));
+    const response = await this.send(this.url, this.#init(operation, request, id, options));
+    await refusal(response, id, operation);
     if (isEventStream(response)) {
       await response.body?.cancel();
       throw new BindingViolationError(`${operation} answered with an event stream`);
@@ -75,10 +77,11 @@ export class JsonRpcDriver extends WireDriver {
         ? controller.signal
         : AbortSignal.any([options.signal, controller.signal]);
     const id = nextRequestId++;
-    const response = await fetch(
+    const response = await this.send(
       this.url,
       this.#init(operation, request, id, { ...options, signal }),
     );
+    await refusal(response, id, operation);
     if (!isEventStream(response)) {
       const envelope = envelopeOf(await response.text(), id, operation);
       if (envelope.error !== undefined) throw decode(envelope.error, operation);
@@ -100,8 +103,30 @@ export class JsonRpcDriver extends WireDriver {
   }
 }
 
+/**
+ * Throws the {@link CallRefusedError} of a refused call (401, 403, 429): its body must still be a
+ * JSON-RPC error response — with the request's id, or `null` when the refusal came before the
+ * request was read (authentication).
+ */
+async function refusal(response: Response, id: number, operation: string): Promise<void> {
+  const status = refusalStatusOf(response.status);
+  if (status === undefined) return;
+  const raw = await response.text();
+  const body = parseJson(raw, `The refusal of ${operation}`) as { id?: unknown };
+  const envelope = envelopeOf(raw, body.id === null ? null : id, operation);
+  if (envelope.error === undefined) {
+    throw new BindingViolationError(`${operation} answered HTTP ${response.status} with a result`);
+  }
+  throw new CallRefusedError(status, envelope.error.message, {
+    httpStatus: response.status,
+    wwwAuthenticate: response.headers.get('www-authenticate'),
+    retryAfter: response.headers.get('retry-after'),
+    raw,
+  });
+}
+
 /** The JSON-RPC response in `text`, checked against the binding. */
-function envelopeOf(text: string, id: number, operation: string): Envelope {
+function envelopeOf(text: string, id: number | null, operation: string): Envelope {
   const value = parseJson(text, `The answer to ${operation}`);
   if (typeof value !== 'object' || value === null) {
     throw new BindingViolationError(`${operation} answered ${text.slice(0, 200)}`);

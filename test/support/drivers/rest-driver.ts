@@ -32,6 +32,7 @@ import {
   type StreamingOperation,
   type UnaryOperation,
 } from './a2a-driver.js';
+import { CallRefusedError, refusalStatusOf } from './driver-connection.js';
 import { seqOf, sseEventStream } from './sse-event-stream.js';
 import {
   WireDriver,
@@ -130,7 +131,8 @@ export class RestDriver extends WireDriver {
     request: OperationRequest<N>,
     options: CallOptions = {},
   ): Promise<Reply<OperationResponse<N>>> {
-    const response = await fetch(...this.#request(operation, request, options, A2A_JSON));
+    const response = await this.send(...this.#request(operation, request, options, A2A_JSON));
+    await refusal(response, operation);
     if (isEventStream(response)) {
       await response.body?.cancel();
       throw new BindingViolationError(`${operation} answered with an event stream`);
@@ -163,9 +165,10 @@ export class RestDriver extends WireDriver {
       options.signal === undefined
         ? controller.signal
         : AbortSignal.any([options.signal, controller.signal]);
-    const response = await fetch(
+    const response = await this.send(
       ...this.#request(operation, request, { ...options, signal }, 'text/event-stream'),
     );
+    await refusal(response, operation);
     if (!isEventStream(response)) {
       const raw = await response.text();
       if (!response.ok) throw decode(response, raw, operation);
@@ -214,6 +217,36 @@ function expectJson(response: Response, operation: string): void {
   if (type !== A2A_JSON && type !== 'application/json') {
     throw new BindingViolationError(`${operation} answered ${type ?? 'no content type'}, not JSON`);
   }
+}
+
+/**
+ * Throws the {@link CallRefusedError} of a refused call (401, 403, 429): its body must be a
+ * `google.rpc.Status` whose `code` is the HTTP status and `status` the gRPC name of it.
+ */
+async function refusal(response: Response, operation: string): Promise<void> {
+  const status = refusalStatusOf(response.status);
+  if (status === undefined) return;
+  const raw = await response.text();
+  expectJson(response, operation);
+  const body = parseJson(raw, `The refusal of ${operation}`) as {
+    error?: { code?: unknown; status?: unknown; message?: unknown };
+  };
+  const error = body.error;
+  if (
+    error?.code !== response.status ||
+    error.status !== status ||
+    typeof error.message !== 'string'
+  ) {
+    throw new BindingViolationError(
+      `${operation} answered HTTP ${response.status} ${raw.slice(0, 200)}: not a ${status} status`,
+    );
+  }
+  throw new CallRefusedError(status, error.message, {
+    httpStatus: response.status,
+    wwwAuthenticate: response.headers.get('www-authenticate'),
+    retryAfter: response.headers.get('retry-after'),
+    raw,
+  });
 }
 
 /** The typed error of a failed response, checked against its HTTP status and gRPC status. */

@@ -35,11 +35,24 @@ import {
   type StreamingOperation,
   type UnaryOperation,
 } from './a2a-driver.js';
+import { fetchOf, withQuery, type DriverConnection } from './driver-connection.js';
 
 export abstract class WireDriver implements A2ADriver {
   abstract readonly binding: BindingName;
+  readonly #fetch: typeof fetch;
 
-  constructor(readonly url: string) {}
+  constructor(
+    readonly url: string,
+    readonly connection: DriverConnection = {},
+  ) {
+    this.#fetch = fetchOf(connection);
+  }
+
+  /** `fetch` with the connection's credentials (headers, query) and TLS. */
+  protected send(url: string, init: RequestInit): Promise<Response> {
+    const headers = { ...(init.headers as Record<string, string>), ...this.connection.headers };
+    return this.#fetch(withQuery(url, this.connection), { ...init, headers });
+  }
 
   abstract call<N extends UnaryOperation>(
     operation: N,

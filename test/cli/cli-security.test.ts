@@ -1,0 +1,195 @@
+/**
+ * The security of `tandem serve` end to end, in child processes: bearer tokens from a file,
+ * re-read on SIGHUP (a file that no longer parses keeps the old tokens); API keys where the card
+ * says, found there by the CLI's `--api-key`; the extended card for authenticated callers only,
+ * on every binding; `tandem keygen`, `tandem serve --sign-card` and `tandem card --verify`.
+ */
+
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refusal } from '../support/a2a-errors.js';
+import { BINDINGS, connectDriver } from '../support/drivers/bindings.js';
+import { CLI, SERVE_URL_LINE, requireBuild, serverProcesses } from '../support/processes.js';
+import { runCli } from './cli-harness.js';
+
+const T1 = 'first-token-0123456789abcdef';
+const T2 = 'second-token-0123456789abcdef';
+const KEY = 'service-key-0123456789abcdef';
+
+let dir: string;
+beforeAll(() => {
+  requireBuild();
+  dir = mkdtempSync(join(tmpdir(), 'tandem-cli-security-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const processes = serverProcesses();
+
+function serve(args: readonly string[]) {
+  return processes.start(
+    [CLI, 'serve', '--port', '0', '--store', 'memory', '--agent', 'echo', ...args],
+    SERVE_URL_LINE,
+  );
+}
+
+describe('tandem serve --auth bearer --token-file', () => {
+  it('re-reads the token file on SIGHUP, and keeps the old tokens when the new file is wrong', async () => {
+    const file = join(dir, 'tokens.txt');
+    writeFileSync(file, `# the operators\nalice ${T1}\n`);
+    const { process: server, url } = await serve([
+      '--auth',
+      'bearer',
+      '--token-file',
+      file,
+      '--log-level',
+      'info',
+    ]);
+    expect((await runCli(['tasks', url, '--token', T1])).code).toBe(0);
+    const refused = await runCli(['tasks', url, '--token', T2]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/bearer token is not valid/);
+    expect(refused.stderr).not.toContain(T2);
+    expect((await runCli(['tasks', url])).code).toBe(3);
+
+    writeFileSync(file, `bob ${T2}\n`);
+    process.kill(server.pid, 'SIGHUP');
+    await server.line(/re-read credentials/);
+    expect((await runCli(['tasks', url, '--token', T2])).code).toBe(0);
+    expect((await runCli(['tasks', url, '--token', T1])).code).toBe(3);
+
+    writeFileSync(file, `bob ${T2} extra-field\n`);
+    process.kill(server.pid, 'SIGHUP');
+    await server.line(/could not re-read credentials; keeping the old ones/);
+    expect((await runCli(['tasks', url, '--token', T2])).code).toBe(0);
+    // Neither the log nor the messages hold a token.
+    const output = `${server.lines.join('\n')}\n${server.stderr}`;
+    for (const token of [T1, T2]) expect(output).not.toContain(token);
+  });
+
+  it('refuses to start with a token file that does not parse, naming the line', async () => {
+    const file = join(dir, 'short.txt');
+    writeFileSync(file, 'alice short\n');
+    const result = await runCli(['serve', '--port', '0', '--auth', 'bearer', '--token-file', file]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/Line 1 of .*short\.txt: the secret is shorter than 16/);
+    expect(result.stderr).not.toContain('short\n');
+  });
+});
+
+describe('tandem serve --auth api-key', () => {
+  it('takes the key in the query parameter the card names, where tandem --api-key sends it', async () => {
+    const file = join(dir, 'keys.txt');
+    writeFileSync(file, `svc ${KEY}\n`);
+    const { url } = await serve([
+      '--auth',
+      'api-key',
+      '--api-key-file',
+      file,
+      '--api-key-query',
+      'key',
+      '--log-level',
+      'silent',
+    ]);
+    const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as {
+      securitySchemes: unknown;
+    };
+    expect(card.securitySchemes).toEqual({
+      apiKey: { apiKeySecurityScheme: { location: 'query', name: 'key' } },
+    });
+    expect((await runCli(['tasks', url, '--api-key', KEY])).code).toBe(0);
+    expect((await runCli(['tasks', url, '--api-key', 'wrong-key-0123456789abcdef'])).code).toBe(3);
+  });
+});
+
+describe('tandem serve --extended-card with --auth', () => {
+  it('serves the extended card to authenticated callers only, on every binding', async () => {
+    const tokens = join(dir, 'ext-tokens.txt');
+    writeFileSync(tokens, `alice ${T1}\n`);
+    const fragment = join(dir, 'extended.json');
+    writeFileSync(
+      fragment,
+      JSON.stringify({
+        description: 'For friends only',
+        skills: [{ id: 'secret', name: 'Secret', description: 'Hidden', tags: ['x'] }],
+      }),
+    );
+    const { url } = await serve([
+      '--auth',
+      'bearer',
+      '--token-file',
+      tokens,
+      '--extended-card',
+      fragment,
+      '--log-level',
+      'silent',
+    ]);
+    for (const binding of BINDINGS) {
+      const friend = await connectDriver(binding, url, {
+        headers: { authorization: `Bearer ${T1}` },
+      });
+      const extended = await friend.getExtendedAgentCard();
+      expect([binding, extended.description]).toEqual([binding, 'For friends only']);
+      expect(extended.skills.map((skill) => skill.id)).toContain('secret');
+      const stranger = await connectDriver(binding, url);
+      await refusal(stranger.getExtendedAgentCard(), 'UNAUTHENTICATED');
+    }
+    const publicCard = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as {
+      description: string;
+      capabilities: { extendedAgentCard?: boolean };
+    };
+    expect(publicCard.capabilities.extendedAgentCard).toBe(true);
+    expect(publicCard.description).not.toBe('For friends only');
+  });
+});
+
+describe('signed cards: tandem keygen, serve --sign-card, card --verify', () => {
+  it('signs the served card with a generated key, which card --verify accepts and another refuses', async () => {
+    const prefix = join(dir, 'signing');
+    const generated = await runCli(['keygen', '--out', prefix, '--alg', 'EdDSA']);
+    expect(generated.code).toBe(0);
+    for (const suffix of ['.key.pem', '.pub.pem', '.jwks.json']) {
+      expect(existsSync(`${prefix}${suffix}`)).toBe(true);
+    }
+    expect(statSync(`${prefix}.key.pem`).mode & 0o777).toBe(0o600);
+    const jwks = JSON.parse(readFileSync(`${prefix}.jwks.json`, 'utf8')) as {
+      keys: { kid: string; kty: string }[];
+    };
+    expect(jwks.keys).toHaveLength(1);
+    expect(jwks.keys[0]?.kty).toBe('OKP');
+    // Refuses to overwrite without --force.
+    expect((await runCli(['keygen', '--out', prefix])).code).toBe(2);
+    const other = join(dir, 'other');
+    expect((await runCli(['keygen', '--out', other])).code).toBe(0);
+
+    const { url } = await serve(['--sign-card', `${prefix}.key.pem`, '--log-level', 'silent']);
+    const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as {
+      signatures: { protected: string }[];
+    };
+    expect(card.signatures).toHaveLength(1);
+    const header = JSON.parse(
+      Buffer.from(card.signatures[0]?.protected ?? '', 'base64url').toString(),
+    ) as { kid: string; alg: string };
+    expect(header).toMatchObject({ alg: 'EdDSA', kid: jwks.keys[0]?.kid });
+
+    for (const trusted of [`${prefix}.pub.pem`, `${prefix}.jwks.json`]) {
+      const verified = await runCli(['card', url, '--verify', '--trust-key', trusted]);
+      expect([trusted, verified.code]).toEqual([trusted, 0]);
+      expect(verified.stderr).toMatch(/the card's signature verifies \(kid .+, EdDSA/);
+    }
+    const refused = await runCli(['card', url, '--verify', '--trust-key', `${other}.pub.pem`]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/no signature that verifies/);
+    const unsigned = await serve(['--log-level', 'silent']);
+    const none = await runCli([
+      'card',
+      unsigned.url,
+      '--verify',
+      '--trust-key',
+      `${prefix}.pub.pem`,
+    ]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/is not signed/);
+  });
+});
