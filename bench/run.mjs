@@ -51,14 +51,28 @@ function describeMachine() {
 /**
  * Starts the target, checks it against bench-agent.md over JSON-RPC and over each binding in
  * `transports` (`rest`, `grpc`: those of the scenarios it will run), and stops it again. A
- * binding this build of the target cannot serve is reported as unavailable, not checked.
+ * binding this build of the target cannot serve is reported as unavailable, not checked; a
+ * target that does not start with gRPC is refused over gRPC only, and checked again without it.
  */
 async function smokeTarget(target, pinning, transports) {
   const checked = {};
   const grpcUnavailable = transports.has('grpc') ? target.grpc?.unavailable() : undefined;
   if (grpcUnavailable !== undefined) checked.grpc = { ok: false, unavailable: grpcUnavailable };
-  const grpc = transports.has('grpc') && grpcUnavailable === undefined;
-  const server = await startTarget(target, { pinning, grpc });
+  let grpc = transports.has('grpc') && grpcUnavailable === undefined;
+  let server;
+  if (grpc) {
+    try {
+      server = await startTarget(target, { pinning, grpc });
+    } catch (error) {
+      const detail = error.message;
+      checked.grpc = {
+        ok: false,
+        checks: [{ point: '1', name: 'starts serving gRPC on its port', ok: false, detail }],
+      };
+      grpc = false;
+    }
+  }
+  server ??= await startTarget(target, { pinning });
   try {
     const smoke = await smokeCheck(server);
     if (transports.has('rest')) checked.rest = await restSmokeCheck(server);

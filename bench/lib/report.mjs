@@ -239,7 +239,7 @@ function verdict(pass, unavailable) {
 
 /** Text made safe for one Markdown table cell: one line, no column breaks, at most `max` long. */
 function cell(text, max = 300) {
-  const line = text.replace(/\s+/g, ' ').replace(/\|/g, '\\|');
+  const line = text.replace(/\s+/g, ' ').trim().replace(/\|/g, '\\|');
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
