@@ -14,6 +14,8 @@ import { dirname, join, relative } from 'node:path';
 import { HELP, UsageError, parseOptions } from './lib/options.mjs';
 import { ProcSampler } from './lib/proc-sampler.mjs';
 import { evaluateGoals, renderMarkdown, summarize } from './lib/report.mjs';
+import { grpcSmokeCheck } from './lib/grpc-smoke.mjs';
+import { restSmokeCheck } from './lib/rest-smoke.mjs';
 import { smokeCheck } from './lib/smoke.mjs';
 import {
   ROOT,
@@ -46,11 +48,35 @@ function describeMachine() {
   };
 }
 
-/** Starts the target, checks it against bench-agent.md and stops it again. */
-async function smokeTarget(target, pinning) {
-  const server = await startTarget(target, { pinning });
+/**
+ * Starts the target, checks it against bench-agent.md over JSON-RPC and over each binding in
+ * `transports` (`rest`, `grpc`: those of the scenarios it will run), and stops it again. A
+ * binding this build of the target cannot serve is reported as unavailable, not checked; a
+ * target that does not start with gRPC is refused over gRPC only, and checked again without it.
+ */
+async function smokeTarget(target, pinning, transports) {
+  const checked = {};
+  const grpcUnavailable = transports.has('grpc') ? target.grpc?.unavailable() : undefined;
+  if (grpcUnavailable !== undefined) checked.grpc = { ok: false, unavailable: grpcUnavailable };
+  let grpc = transports.has('grpc') && grpcUnavailable === undefined;
+  let server;
+  if (grpc) {
+    try {
+      server = await startTarget(target, { pinning, grpc });
+    } catch (error) {
+      const detail = error.message;
+      checked.grpc = {
+        ok: false,
+        checks: [{ point: '1', name: 'starts serving gRPC on its port', ok: false, detail }],
+      };
+      grpc = false;
+    }
+  }
+  server ??= await startTarget(target, { pinning });
   try {
     const smoke = await smokeCheck(server);
+    if (transports.has('rest')) checked.rest = await restSmokeCheck(server);
+    if (grpc) checked.grpc = await grpcSmokeCheck(server);
     const exit = await server.stop();
     if (exit.killed) {
       smoke.checks.push({
@@ -60,7 +86,11 @@ async function smokeTarget(target, pinning) {
         detail: 'warning: it did not, and was killed',
       });
     }
-    return { smoke, rpcPath: new URL(server.rpcUrl).pathname + new URL(server.rpcUrl).search };
+    return {
+      smoke,
+      transports: checked,
+      rpcPath: new URL(server.rpcUrl).pathname + new URL(server.rpcUrl).search,
+    };
   } catch (error) {
     await server.stop();
     throw error;
@@ -72,7 +102,11 @@ async function measureOnce(scenario, target, context) {
   const { config, pinning, rpcPath, profileDir } = context;
   if (scenario.spawnsItself) return scenario.measure({ target, config, pinning, rpcPath });
   const nodeFlags = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
-  const server = await startTarget(target, { pinning, nodeFlags });
+  const server = await startTarget(target, {
+    pinning,
+    nodeFlags,
+    grpc: scenario.transport === 'grpc',
+  });
   try {
     return await scenario.measure({ server, config, sampler: new ProcSampler(server.pid) });
   } finally {
@@ -127,16 +161,34 @@ async function main(argv) {
     `bench: ${options.mode} run; pinning ${pinning === null ? 'off' : `server core ${pinning.serverCore}, harness core ${pinning.harnessCore}`}`,
   );
 
+  const selected = SCENARIOS.filter((s) => options.scenarios.includes(s.id));
   const accepted = [];
+  let transportRefused = false;
   for (const id of options.targets) {
     const target = TARGETS[id];
+    const transports = new Set(
+      selected
+        .filter((s) => s.transport !== undefined && s.appliesTo.includes(id))
+        .map((s) => s.transport),
+    );
     try {
-      const { smoke, rpcPath } = await smokeTarget(target, pinning);
-      results.targets[id] = { label: target.label, rpcPath, smoke };
+      const checked = await smokeTarget(target, pinning, transports);
+      const { smoke, rpcPath } = checked;
+      results.targets[id] = { label: target.label, rpcPath, smoke, transports: checked.transports };
       if (smoke.ok) accepted.push(id);
       log(`smoke ${id}: ${smoke.ok ? 'pass' : 'REFUSED'}`);
       for (const check of smoke.checks.filter((c) => !c.ok))
         log(`  point ${check.point}: ${check.name}: ${check.detail}`);
+      for (const [transport, result] of Object.entries(checked.transports)) {
+        if (result.unavailable !== undefined) {
+          log(`smoke ${id} ${transport}: not available (${result.unavailable})`);
+          continue;
+        }
+        if (!result.ok) transportRefused = true;
+        log(`smoke ${id} ${transport}: ${result.ok ? 'pass' : 'REFUSED'}`);
+        for (const check of result.checks.filter((c) => !c.ok))
+          log(`  point ${check.point}: ${check.name}: ${check.detail}`);
+      }
     } catch (error) {
       results.targets[id] = {
         label: target.label,
@@ -151,8 +203,18 @@ async function main(argv) {
     }
   }
 
-  for (const definition of SCENARIOS.filter((s) => options.scenarios.includes(s.id))) {
-    const targets = accepted.filter((id) => definition.appliesTo.includes(id));
+  for (const definition of selected) {
+    // A target is measured over a binding only when it passed that binding's smoke checks; one
+    // whose build cannot serve the binding gets a row saying so.
+    const transportOf = (id) =>
+      definition.transport === undefined
+        ? { ok: true }
+        : results.targets[id].transports?.[definition.transport];
+    const targets = accepted.filter(
+      (id) =>
+        definition.appliesTo.includes(id) &&
+        (transportOf(id)?.ok || transportOf(id)?.unavailable !== undefined),
+    );
     if (targets.length === 0) continue;
     const title = definition.title(options.config);
     const rounds = [];
@@ -161,6 +223,11 @@ async function main(argv) {
       const order = round % 2 === 1 ? targets : [...targets].reverse();
       const measurements = {};
       for (const id of order) {
+        const unavailable = transportOf(id).unavailable;
+        if (unavailable !== undefined) {
+          measurements[id] = { unavailable };
+          continue;
+        }
         log(`${title} — round ${round}/${options.config.rounds}: ${id}`);
         const profileDir = options.profile
           ? join(dirname(out), `${stamp}-profiles`, `${definition.id}-${id}-r${round}`)
@@ -183,7 +250,11 @@ async function main(argv) {
       id: definition.id,
       title,
       rounds,
-      summary: summarize(definition, rounds),
+      summary: summarize(
+        definition,
+        rounds,
+        results.scenarios.find((s) => s.id === definition.base?.scenario)?.rounds,
+      ),
     });
   }
 
@@ -196,7 +267,7 @@ async function main(argv) {
   writeFileSync(out.replace(/\.json$/, '') + '.md', markdown);
   process.stdout.write(markdown);
   log(`bench: results in ${relative(process.cwd(), out)} (and .md)`);
-  return accepted.length === options.targets.length ? 0 : 1;
+  return accepted.length === options.targets.length && !transportRefused ? 0 : 1;
 }
 
 process.exitCode = await main(process.argv.slice(2));

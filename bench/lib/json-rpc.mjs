@@ -76,14 +76,21 @@ export function post(url, body, { agent = false, timeoutMs = 10_000 } = {}) {
   });
 }
 
-/** GETs `url` and reads the whole answer. */
-export function get(url, { agent = false, timeoutMs = 10_000 } = {}) {
+/** GETs `url` (with `headers`, none by default) and reads the whole answer. */
+export function get(url, { agent = false, timeoutMs = 10_000, headers = {} } = {}) {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'GET', agent }, (res) => {
+    const req = request(url, { method: 'GET', agent, headers }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text,
+          reusedSocket: req.reusedSocket,
+        }),
+      );
       res.on('error', reject);
     });
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`No answer within ${timeoutMs} ms`)));

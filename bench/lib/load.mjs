@@ -22,7 +22,9 @@ import { Samples } from './stats.mjs';
 
 /**
  * @param {object} options
- * @param {string} options.url the JSON-RPC endpoint
+ * @param {string} options.url the JSON-RPC endpoint, or a REST route
+ * @param {'POST' | 'GET'} [options.method] POST (the default) sends `body`/`nextBody`; GET none
+ * @param {Record<string, string>} [options.headers] instead of the JSON-RPC headers
  * @param {number} options.connections
  * @param {number} [options.seconds] run for this long…
  * @param {number} [options.amount] …or until this many answers
@@ -31,13 +33,23 @@ import { Samples } from './stats.mjs';
  * @param {(body: string) => boolean} [options.verify] true when an answer is a success
  * @returns {Promise<LoadResult>}
  */
-export async function runLoad({ url, connections, seconds, amount, body, nextBody, verify }) {
+export async function runLoad({
+  url,
+  method = 'POST',
+  headers = RPC_HEADERS,
+  connections,
+  seconds,
+  amount,
+  body,
+  nextBody,
+  verify,
+}) {
   const latencies = new Samples();
   const request =
     nextBody === undefined
-      ? { method: 'POST', body }
+      ? { method, ...(method === 'GET' ? {} : { body }) }
       : {
-          method: 'POST',
+          method,
           setupRequest(req) {
             req.body = nextBody();
             return req;
@@ -48,8 +60,8 @@ export async function runLoad({ url, connections, seconds, amount, body, nextBod
     // autocannon refuses more connections than requests.
     connections: amount === undefined ? connections : Math.min(connections, amount),
     pipelining: 1,
-    method: 'POST',
-    headers: RPC_HEADERS,
+    method,
+    headers,
     requests: [request],
     ...(amount === undefined ? { duration: seconds } : { amount }),
     // Stop within 100 ms of the deadline (autocannon stops on a sampling tick).
@@ -72,7 +84,10 @@ export async function runLoad({ url, connections, seconds, amount, body, nextBod
   };
 }
 
-/** True for a JSON-RPC answer carrying a completed task (SendMessage `echo`, GetTask). */
+/**
+ * True for an answer carrying a completed task (SendMessage `echo`, GetTask): a JSON-RPC
+ * response, or a REST body, which has `"error"` only when it is an error too.
+ */
 export function isCompleted(body) {
   return body.includes('"TASK_STATE_COMPLETED"') && !body.includes('"error"');
 }

@@ -46,7 +46,8 @@ target against bench-agent.md. Build Tandem first (npm run build).
 Options:
   --quick                 a few seconds per scenario: a smoke test of the harness, not a measurement
   --targets <ids>         comma-separated, from: ${Object.keys(TARGETS).join(', ')} (default: all)
-  --scenarios <ids>       comma-separated, from: a, b, c10, c100, c400 (or c), d, e, f, list (default: all)
+  --scenarios <ids>       comma-separated, from: a, b, c10, c100, c400 (or c), d, e, f, list,
+                          rest-a, rest-b (or rest), grpc-a, grpc-c100 (or grpc) (default: all)
   --rounds <n>            rounds per scenario; targets alternate A B, then B A (full ${FULL.rounds}, quick ${QUICK.rounds})
   --seconds <s>           measured time per load scenario (full ${FULL.seconds}, quick ${QUICK.seconds})
   --warmup <s>            discarded warm-up before each measurement (full ${FULL.warmupSeconds}, quick ${QUICK.warmupSeconds})
@@ -140,16 +141,20 @@ export function parseOptions(argv, scenarioIds) {
   let scenarios = scenarioIds;
   if (values.scenarios !== undefined) {
     const wanted = values.scenarios.split(',');
+    // A group names every scenario of its family: c (c10, c100, c400), rest (rest-*), grpc (grpc-*).
+    const inGroup = (group, id) =>
+      group === 'c'
+        ? /^c\d/.test(id)
+        : (group === 'rest' || group === 'grpc') && id.startsWith(`${group}-`);
+    const chosen = (id) => wanted.some((w) => w === id || inGroup(w, id));
     for (const id of wanted) {
-      if (!scenarioIds.some((s) => s === id || (id === 'c' && s.startsWith('c')))) {
+      if (!scenarioIds.some((s) => s === id || inGroup(id, s))) {
         throw new UsageError(
-          `Unknown scenario "${id}"; choose from ${scenarioIds.join(', ')} (or c for all c*)`,
+          `Unknown scenario "${id}"; choose from ${scenarioIds.join(', ')} (or c, rest, grpc for a family)`,
         );
       }
     }
-    scenarios = scenarioIds.filter(
-      (s) => wanted.includes(s) || (wanted.includes('c') && s.startsWith('c')),
-    );
+    scenarios = scenarioIds.filter(chosen);
   }
   const tuned = [
     'rounds',

@@ -79,6 +79,41 @@ export const GOALS = [
     op: '>=',
     value: 0.3,
   },
+  // Issue #16: the other two bindings on the same server.
+  {
+    scenario: 'rest-a',
+    target: 'tandem',
+    label: 'rest-a. HTTP+JSON SendMessage req/s',
+    across: { metric: 'rps', base: 'a' },
+    ofLabel: 'its JSON-RPC (a)',
+    op: '>=',
+    value: 0.9,
+  },
+  {
+    scenario: 'rest-b',
+    target: 'tandem',
+    label: 'rest-b. HTTP+JSON GetTask req/s',
+    across: { metric: 'rps', base: 'b' },
+    ofLabel: 'its JSON-RPC (b)',
+    op: '>=',
+    value: 0.9,
+  },
+  {
+    scenario: 'grpc-a',
+    target: 'tandem',
+    label: 'grpc-a. gRPC SendMessage req/s',
+    of: 'a2a-js',
+    op: '>=',
+    value: 3,
+  },
+  {
+    scenario: 'grpc-c100',
+    target: 'tandem',
+    label: 'grpc-c100. gRPC `stream 100 64` chunks/s',
+    of: 'a2a-js',
+    op: '>=',
+    value: 3,
+  },
 ];
 
 /** Ratios of `metric` between two targets, one per round where both were measured. */
@@ -89,14 +124,32 @@ function roundRatios(rounds, metric, target, reference) {
 }
 
 /**
- * Medians across rounds of every numeric metric, and the key metric's ratio to the floor and to
- * a2a-js, per target.
+ * Ratios of `metric` of one target between a scenario and its base scenario (rest-a to a, say),
+ * one per round where both were measured: the rounds of the two scenarios are paired by number.
  */
-export function summarize(scenario, rounds) {
+function baseRatios(rounds, baseRounds, metric, target) {
+  return rounds
+    .map(
+      (r, i) => r.measurements[target]?.[metric] / baseRounds?.[i]?.measurements[target]?.[metric],
+    )
+    .filter(Number.isFinite);
+}
+
+/**
+ * Medians across rounds of every numeric metric, and the key metric's ratio to the floor and to
+ * a2a-js, per target; for a scenario with a `base` (its binding's counterpart, given as
+ * `baseRounds`), also the ratio to the same target's rate there.
+ */
+export function summarize(scenario, rounds, baseRounds) {
   const summary = {};
   const targets = new Set(rounds.flatMap((r) => Object.keys(r.measurements)));
   for (const target of targets) {
     const all = rounds.map((r) => r.measurements[target]).filter((m) => m !== undefined);
+    const unavailable = all.find((m) => m.unavailable !== undefined)?.unavailable;
+    if (unavailable !== undefined) {
+      summary[target] = { metrics: {}, unavailable };
+      continue;
+    }
     // A measurement that threw holds only its error; it contributes no numbers.
     const measured = all.filter((m) => m.error === undefined);
     const metrics = {};
@@ -113,6 +166,9 @@ export function summarize(scenario, rounds) {
       metrics,
       ratioToFloor: median(roundRatios(rounds, key, target, 'floor')),
       ratioToA2aJs: median(roundRatios(rounds, key, target, 'a2a-js')),
+      ...(scenario.base === undefined
+        ? {}
+        : { ratioToBase: median(baseRatios(rounds, baseRounds, key, target)) }),
       firstError: all.map((m) => m.error ?? m.firstError).find((e) => e !== undefined),
     };
   }
@@ -124,6 +180,9 @@ export function evaluateGoals(results) {
   const byId = new Map(results.scenarios.map((s) => [s.id, s]));
   return GOALS.map((goal) => {
     const scenario = byId.get(goal.scenario);
+    const unavailable = scenario?.summary[goal.target]?.unavailable;
+    if (unavailable !== undefined)
+      return { ...goal, measured: Number.NaN, pass: null, unavailable };
     let measured = Number.NaN;
     if (goal.across !== undefined) {
       const base = byId.get(goal.across.base);
@@ -138,7 +197,9 @@ export function evaluateGoals(results) {
         measured = median(ratios);
       }
     } else if (goal.of !== undefined) {
-      measured = scenario?.summary[goal.target]?.ratioToFloor ?? Number.NaN;
+      const summary = scenario?.summary[goal.target];
+      measured =
+        (goal.of === 'a2a-js' ? summary?.ratioToA2aJs : summary?.ratioToFloor) ?? Number.NaN;
     } else {
       measured = scenario?.summary[goal.target]?.metrics[goal.metric] ?? Number.NaN;
     }
@@ -164,19 +225,21 @@ function fmt(value, format) {
 
 function needed(goal) {
   const op = goal.op === '>=' ? '≥' : '≤';
-  if (goal.across !== undefined) return `${op} ${goal.value.toFixed(2)}`;
+  if (goal.across !== undefined)
+    return `${op} ${goal.value.toFixed(2)}${goal.ofLabel === undefined ? '' : ` × ${goal.ofLabel}`}`;
   return goal.of === undefined
     ? `${op} ${goal.value}`
     : `${op} ${goal.value.toFixed(2)} × ${goal.of}`;
 }
 
-function verdict(pass) {
+function verdict(pass, unavailable) {
+  if (unavailable !== undefined) return 'not available';
   return pass === null ? 'not measured' : pass ? 'pass' : '**MISS**';
 }
 
 /** Text made safe for one Markdown table cell: one line, no column breaks, at most `max` long. */
 function cell(text, max = 300) {
-  const line = text.replace(/\s+/g, ' ').replace(/\|/g, '\\|');
+  const line = text.replace(/\s+/g, ' ').trim().replace(/\|/g, '\\|');
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
@@ -188,13 +251,32 @@ function table(header, align, rows) {
   ].join('\n');
 }
 
-function scenarioTable(scenario, definition, goals) {
+/** The ratio columns of a scenario's table: to the references it has, and to its base. */
+function ratioColumns(definition) {
   const keyLabel = definition.key.label;
+  const field = { floor: 'ratioToFloor', 'a2a-js': 'ratioToA2aJs' };
+  return [
+    ...(definition.references ?? ['floor', 'a2a-js']).map((reference) => ({
+      label: `${keyLabel} ÷ ${reference}`,
+      field: field[reference],
+    })),
+    ...(definition.base === undefined
+      ? []
+      : [
+          {
+            label: `${keyLabel} ÷ ${definition.base.label} (${definition.base.scenario})`,
+            field: 'ratioToBase',
+          },
+        ]),
+  ];
+}
+
+function scenarioTable(scenario, definition, goals) {
+  const ratios = ratioColumns(definition);
   const header = [
     'target',
     ...definition.columns.map((c) => c.label),
-    `${keyLabel} ÷ floor`,
-    `${keyLabel} ÷ a2a-js`,
+    ...ratios.map((r) => r.label),
     'server CPU %',
     'harness CPU %',
     'server peak RSS MiB',
@@ -205,13 +287,23 @@ function scenarioTable(scenario, definition, goals) {
     const m = s.metrics;
     const goalText = goals
       .filter((g) => g.scenario === scenario.id && g.target === target)
-      .map((g) => `${g.label.replace(/^[a-f]\. /, '')} ${needed(g)}: ${verdict(g.pass)}`)
+      .map(
+        (g) =>
+          `${g.label.replace(/^[a-z0-9-]+\. /, '')} ${needed(g)}: ${verdict(g.pass, g.unavailable)}`,
+      )
       .join('; ');
+    const label = TARGETS[target]?.label ?? target;
+    if (s.unavailable !== undefined) {
+      const blank = Array.from(
+        { length: definition.columns.length + ratios.length + 3 },
+        () => 'n/a',
+      );
+      return [label, ...blank, '—', goalText];
+    }
     return [
-      TARGETS[target]?.label ?? target,
+      label,
       ...definition.columns.map((c) => fmt(m[c.metric], c.format)),
-      fmt(s.ratioToFloor, 'ratio'),
-      fmt(s.ratioToA2aJs, 'ratio'),
+      ...ratios.map((r) => fmt(s[r.field], 'ratio')),
       fmt(m.serverCpuPct, 'int'),
       fmt(m.harnessCpuPct, 'int'),
       fmt(m.serverRssPeak / 2 ** 20, 'dec1'),
@@ -223,8 +315,33 @@ function scenarioTable(scenario, definition, goals) {
   });
   return table(
     header,
-    ['l', ...definition.columns.map(() => 'r'), 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+    ['l', ...definition.columns.map(() => 'r'), ...ratios.map(() => 'r'), 'r', 'r', 'r', 'r', 'l'],
     rows,
+  );
+}
+
+/** A smoke result in one cell: passed, refused and why, not available and why, or not checked. */
+function smokeCell(smoke) {
+  if (smoke === undefined) return '—';
+  if (smoke.unavailable !== undefined) return `not available: ${cell(smoke.unavailable)}`;
+  return smoke.ok
+    ? `pass (${smoke.checks.length} checks)`
+    : `**refused**: ${smoke.checks
+        .filter((c) => !c.ok)
+        .map((c) => `point ${c.point}: ${cell(c.detail ?? c.name)}`)
+        .join('; ')}`;
+}
+
+/** The smoke checks over HTTP+JSON and gRPC, when any ran; undefined otherwise. */
+function transportSmokeTable(targets) {
+  const checked = Object.values(targets).filter(
+    (t) => t.transports !== undefined && Object.keys(t.transports).length > 0,
+  );
+  if (checked.length === 0) return undefined;
+  return table(
+    ['target', 'HTTP+JSON', 'gRPC'],
+    ['l', 'l', 'l'],
+    checked.map((t) => [t.label, smokeCell(t.transports.rest), smokeCell(t.transports.grpc)]),
   );
 }
 
@@ -251,24 +368,26 @@ export function renderMarkdown(results, definitions) {
     table(
       ['target', 'result'],
       ['l', 'l'],
-      Object.values(results.targets).map((t) => [
-        t.label,
-        t.smoke.ok
-          ? `pass (${t.smoke.checks.length} checks)`
-          : `**refused**: ${t.smoke.checks
-              .filter((c) => !c.ok)
-              .map((c) => `point ${c.point}: ${cell(c.detail ?? c.name)}`)
-              .join('; ')}`,
-      ]),
+      Object.values(results.targets).map((t) => [t.label, smokeCell(t.smoke)]),
     ),
   );
+  const transports = transportSmokeTable(results.targets);
+  if (transports !== undefined) {
+    lines.push('', '## Smoke checks over HTTP+JSON and gRPC (the same points, per binding)', '');
+    lines.push(transports);
+  }
   for (const scenario of results.scenarios) {
     const definition = definitions.find((d) => d.id === scenario.id);
     lines.push('', `## ${scenario.title}`, '', scenarioTable(scenario, definition, results.goals));
-    const notes = Object.keys(scenario.summary)
-      .map((id) => TARGETS[id])
-      .filter((t) => t?.note !== undefined)
-      .map((t) => `_${t.label}: ${t.note}._`);
+    const notes = Object.entries(scenario.summary).flatMap(([id, s]) => {
+      const target = TARGETS[id];
+      return [
+        ...(s.unavailable === undefined
+          ? []
+          : [`_${target?.label ?? id}: not available — ${s.unavailable}._`]),
+        ...(target?.note === undefined ? [] : [`_${target.label}: ${target.note}._`]),
+      ];
+    });
     if (notes.length > 0) lines.push('', ...notes);
   }
   lines.push('', '## Goals', '');
@@ -281,7 +400,7 @@ export function renderMarkdown(results, definitions) {
         TARGETS[g.target].label,
         fmt(g.measured, g.of === undefined && g.across === undefined ? 'dec1' : 'ratio'),
         needed(g),
-        verdict(g.pass),
+        verdict(g.pass, g.unavailable),
       ]),
     ),
   );

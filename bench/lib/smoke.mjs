@@ -8,36 +8,16 @@
 import { Agent } from 'node:http';
 import { jsonRpcPathOf } from './targets.mjs';
 import { get, post, rpcBody, userMessage } from './json-rpc.mjs';
+import {
+  checkRunner,
+  expect,
+  expectCompletedTask,
+  expectEventSequence,
+  expectSlowChunkTimes,
+  expectStreamedTask,
+  parseJson,
+} from './smoke-checks.mjs';
 import { openStream } from './sse-client.mjs';
-
-const TERMINAL = new Set([
-  'TASK_STATE_COMPLETED',
-  'TASK_STATE_FAILED',
-  'TASK_STATE_CANCELED',
-  'TASK_STATE_REJECTED',
-]);
-
-/** Thrown by a check with the reason it failed. */
-class CheckFailure extends Error {}
-
-function expect(condition, reason) {
-  if (!condition) throw new CheckFailure(reason);
-}
-
-function parseJson(text, what) {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new CheckFailure(`${what} is not JSON: ${text.slice(0, 200)}`);
-  }
-}
-
-/** The text of an artifact's parts, joined; undefined unless every part is a text part. */
-function artifactText(artifact) {
-  const parts = artifact?.parts;
-  if (!Array.isArray(parts) || parts.some((p) => typeof p?.text !== 'string')) return undefined;
-  return parts.map((p) => p.text).join('');
-}
 
 /** Checks a JSON-RPC success answer to request `id` and returns its `result`. */
 function resultOf(answer, id, what) {
@@ -52,24 +32,9 @@ function resultOf(answer, id, what) {
   return response.result;
 }
 
-/** Checks a completed task holding exactly one artifact whose text is `text`. */
-function expectCompletedTask(task, text, what) {
-  expect(typeof task?.id === 'string', `${what}: no task`);
-  expect(task.status?.state === 'TASK_STATE_COMPLETED', `${what}: state ${task.status?.state}`);
-  expect(
-    Array.isArray(task.artifacts) && task.artifacts.length === 1,
-    `${what}: expected exactly one artifact`,
-  );
-  const actual = artifactText(task.artifacts[0]);
-  expect(
-    actual === text,
-    `${what}: artifact text ${JSON.stringify(actual?.slice(0, 80))}, expected ${JSON.stringify(text.slice(0, 80))}`,
-  );
-}
-
 /**
- * Checks the events of `stream <n> <bytes>` / `slowstream` against point 5 and the command's
- * contract; returns the task id.
+ * Checks the events of `stream <n> <bytes>` / `slowstream` against point 5 (each one JSON-RPC
+ * response to the request) and the command's contract; returns the task id.
  */
 function expectStreamShape(outcome, requestId, chunks, bytes, what) {
   expect(outcome.ok, `${what}: ${outcome.error}`);
@@ -81,52 +46,7 @@ function expectStreamShape(outcome, requestId, chunks, bytes, what) {
     );
     return response.result;
   });
-  const task = events[0]?.task;
-  expect(task !== undefined, `${what}: the first event is not result.task`);
-  expect(
-    !TERMINAL.has(task.status?.state),
-    `${what}: the first task is already ${task.status?.state}`,
-  );
-  let i = 1;
-  while (
-    events[i]?.statusUpdate !== undefined &&
-    !TERMINAL.has(events[i].statusUpdate.status?.state)
-  )
-    i++;
-  const artifactId = events[i]?.artifactUpdate?.artifact?.artifactId;
-  for (let k = 0; k < chunks; k++, i++) {
-    const update = events[i]?.artifactUpdate;
-    expect(
-      update !== undefined,
-      `${what}: event ${i} should be artifact chunk ${k + 1} of ${chunks}`,
-    );
-    expect(
-      update.artifact?.artifactId === artifactId,
-      `${what}: chunk ${k + 1} changes artifactId`,
-    );
-    const parts = update.artifact?.parts;
-    expect(
-      parts?.length === 1 &&
-        typeof parts[0].text === 'string' &&
-        /^[\x20-\x7e]*$/.test(parts[0].text),
-      `${what}: chunk ${k + 1} is not one ASCII text part`,
-    );
-    expect(
-      parts[0].text.length === bytes,
-      `${what}: chunk ${k + 1} has ${parts[0].text.length} characters, expected ${bytes}`,
-    );
-    expect((update.append === true) === k > 0, `${what}: chunk ${k + 1} append=${update.append}`);
-    expect(
-      (update.lastChunk === true) === (k === chunks - 1),
-      `${what}: chunk ${k + 1} lastChunk=${update.lastChunk}`,
-    );
-  }
-  expect(
-    events[i]?.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED',
-    `${what}: event ${i} should be the COMPLETED status update`,
-  );
-  expect(events.length === i + 1, `${what}: ${events.length - i - 1} events after COMPLETED`);
-  return task.id;
+  return expectEventSequence(events, chunks, bytes, what);
 }
 
 /**
@@ -135,19 +55,8 @@ function expectStreamShape(outcome, requestId, chunks, bytes, what) {
  * @returns {Promise<{ok: boolean, checks: {point: string, name: string, ok: boolean, detail?: string}[]}>}
  */
 export async function smokeCheck(server) {
-  const checks = [];
+  const { checks, run } = checkRunner();
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const run = async (point, name, fn) => {
-    try {
-      const detail = await fn();
-      checks.push({ point, name, ok: true, ...(detail === undefined ? {} : { detail }) });
-      return true;
-    } catch (error) {
-      const detail = error instanceof CheckFailure ? error.message : `${error?.message ?? error}`;
-      checks.push({ point, name, ok: false, detail });
-      return false;
-    }
-  };
 
   let card;
   let rpcUrl;
@@ -227,15 +136,7 @@ export async function smokeCheck(server) {
       requestId + 1,
       `GetTask after "${command}"`,
     );
-    expect(
-      stored.status?.state === 'TASK_STATE_COMPLETED',
-      `GetTask after "${command}": state ${stored.status?.state}`,
-    );
-    const text = artifactText(stored.artifacts?.[0]);
-    expect(
-      stored.artifacts?.length === 1 && text === 'x'.repeat(chunks * bytes),
-      `GetTask after "${command}": the stored artifact does not hold the ${chunks} chunks`,
-    );
+    expectStreamedTask(stored, chunks, bytes, `GetTask after "${command}"`);
     return `${outcome.events} events, last after ${outcome.lastEventMs.toFixed(1)} ms`;
   };
   await run(
@@ -246,20 +147,11 @@ export async function smokeCheck(server) {
   await run(
     '5, 6',
     'SendStreamingMessage "slowstream 3 30 8": the events, with its delay, then GetTask',
-    streamCheck('slowstream 3 30 8', 3, 8, 31, (outcome) => {
-      const chunkArrivals = outcome.arrivalMs.filter((_, i) =>
-        outcome.data[i].includes('"artifactUpdate"'),
-      );
-      // Timers never fire early; 10% slack covers clock granularity.
-      expect(
-        chunkArrivals[0] >= 27,
-        `the first chunk came after ${chunkArrivals[0].toFixed(1)} ms, before its 30 ms delay`,
-      );
-      expect(
-        chunkArrivals[2] >= 81,
-        `the last chunk came after ${chunkArrivals[2].toFixed(1)} ms; 3 × 30 ms expected`,
-      );
-    }),
+    streamCheck('slowstream 3 30 8', 3, 8, 31, (outcome) =>
+      expectSlowChunkTimes(
+        outcome.arrivalMs.filter((_, i) => outcome.data[i].includes('"artifactUpdate"')),
+      ),
+    ),
   );
   agent.destroy();
   return { ok: checks.every((c) => c.ok), checks };

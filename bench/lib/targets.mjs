@@ -2,12 +2,13 @@
  * The servers under test ("targets") and their lifecycle. Each measurement gets a fresh process,
  * pinned to its own core when `taskset` is available, started with `PORT` (or `--port`) on
  * loopback and declared ready when its agent card answers. What a target is — a command line —
- * lives here only; scenarios see a running server with a pid and a JSON-RPC URL.
+ * lives here only; scenarios see a running server with a pid, a JSON-RPC URL, the REST URL its
+ * card names and, when a gRPC port was asked for, that port.
  */
 
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,7 +27,7 @@ export const TANDEM_MAIN = existsSync(join(TANDEM_DIST, 'cli/main.cjs'))
   ? join(TANDEM_DIST, 'cli/main.cjs')
   : join(TANDEM_DIST, 'cli/main.js');
 
-function tandemArgs(port, store) {
+function tandemArgs(port, store, grpcPort) {
   return [
     TANDEM_MAIN,
     'serve',
@@ -40,7 +41,32 @@ function tandemArgs(port, store) {
     String(port),
     '--log-level',
     'silent',
+    ...(grpcPort === undefined ? [] : ['--grpc-port', String(grpcPort)]),
   ];
+}
+
+let tandemGrpc;
+
+/**
+ * Why the Tandem build under test cannot serve gRPC, or undefined when it can: builds before the
+ * gRPC binding have no `--grpc-port`, and their gRPC rows say "not available" rather than fail.
+ */
+function tandemGrpcUnavailable() {
+  if (tandemGrpc === undefined) {
+    let help = '';
+    try {
+      help = execFileSync(process.execPath, [TANDEM_MAIN, 'serve', '--help'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (error) {
+      help = `${error.stdout ?? ''}`;
+    }
+    tandemGrpc = help.includes('--grpc-port')
+      ? { unavailable: undefined }
+      : { unavailable: 'this build of `tandem serve` has no --grpc-port' };
+  }
+  return tandemGrpc.unavailable;
 }
 
 let sqliteFiles = 0;
@@ -57,7 +83,11 @@ const UNLIMITED = { TANDEM_LIMITS: 'off' };
  * @property {string} id
  * @property {string} label
  * @property {string} [note] shown next to the target's numbers
- * @property {(port: number) => {args: string[], env?: Record<string, string>, cleanup?: () => void}} command
+ * @property {(port: number, grpcPort?: number) => {args: string[], env?: Record<string, string>, cleanup?: () => void}} command
+ *   `grpcPort` is given only to a target with `grpc`, for the scenarios that use gRPC; the others
+ *   start without it, so that gRPC costs their numbers nothing
+ * @property {{unavailable: () => string | undefined}} [grpc] the target can serve gRPC; when
+ *   `unavailable()` names a reason, this build of it cannot
  */
 
 /** @type {Record<string, TargetDefinition>} */
@@ -73,15 +103,20 @@ export const TARGETS = {
   'a2a-js': {
     id: 'a2a-js',
     label: 'a2a-js 1.3 (memory)',
-    command: (port) => ({
+    command: (port, grpcPort) => ({
       args: [join(ROOT, 'bench/targets/a2a-js-server.mjs')],
-      env: { PORT: String(port) },
+      env: {
+        PORT: String(port),
+        ...(grpcPort === undefined ? {} : { GRPC_PORT: String(grpcPort) }),
+      },
     }),
+    grpc: { unavailable: () => undefined },
   },
   tandem: {
     id: 'tandem',
     label: 'Tandem (memory)',
-    command: (port) => ({ args: tandemArgs(port, 'memory'), env: UNLIMITED }),
+    command: (port, grpcPort) => ({ args: tandemArgs(port, 'memory', grpcPort), env: UNLIMITED }),
+    grpc: { unavailable: tandemGrpcUnavailable },
   },
   'tandem-sqlite': {
     id: 'tandem-sqlite',
@@ -133,12 +168,21 @@ export function freePort() {
   });
 }
 
-/** The JSON-RPC path (and query) a card declares (bench-agent.md point 2), or undefined. */
-export function jsonRpcPathOf(card) {
+/** The card's A2A 1.0 interface of `binding` (`JSONRPC`, `HTTP+JSON`, `GRPC`), or undefined. */
+export function interfaceOf(card, binding) {
   const entry = card?.supportedInterfaces?.find(
-    (i) => i?.protocolBinding === 'JSONRPC' && i?.protocolVersion === '1.0',
+    (i) => i?.protocolBinding === binding && i?.protocolVersion === '1.0',
   );
-  if (typeof entry?.url !== 'string') return undefined;
+  return typeof entry?.url === 'string' ? entry : undefined;
+}
+
+/**
+ * The path (and query) of a card's HTTP interface of `binding`, or undefined. The harness uses
+ * it on the host:port it started the target on, so the card may say `localhost` or any host.
+ */
+function httpPathOf(card, binding) {
+  const entry = interfaceOf(card, binding);
+  if (entry === undefined) return undefined;
   try {
     const url = new URL(entry.url);
     return url.pathname + url.search;
@@ -147,13 +191,26 @@ export function jsonRpcPathOf(card) {
   }
 }
 
+/** The JSON-RPC path (and query) a card declares (bench-agent.md point 2), or undefined. */
+export function jsonRpcPathOf(card) {
+  return httpPathOf(card, 'JSONRPC');
+}
+
+/**
+ * The base path of a card's HTTP+JSON interface, without a trailing `/` ('' for the root, as in
+ * `http://host:port`), or undefined: the routes (`/message:send`…) are appended to it.
+ */
+export function restPathOf(card) {
+  return httpPathOf(card, 'HTTP+JSON')?.replace(/\/$/, '');
+}
+
 /**
  * Spawns a target's process (pinned when `pinning` is set) without waiting for it. The child's
  * output is kept (the last few KB) for error messages; it must be drained so that a chatty
  * server cannot block on a full pipe.
  */
-export function spawnTarget(target, port, { pinning = null, nodeFlags = [] } = {}) {
-  const { args, env = {}, cleanup } = target.command(port);
+export function spawnTarget(target, port, { pinning = null, nodeFlags = [], grpcPort } = {}) {
+  const { args, env = {}, cleanup } = target.command(port, grpcPort);
   const nodeArgs = [...nodeFlags, ...args];
   const child =
     pinning === null
@@ -196,21 +253,36 @@ process.on('exit', () => {
  * @property {string} baseUrl
  * @property {string} cardUrl
  * @property {string} rpcUrl
+ * @property {string | undefined} restUrl the card's HTTP+JSON base on this host:port, if it has one
+ * @property {number | undefined} grpcPort the gRPC port, when one was asked for
  * @property {object} card
  * @property {() => Promise<{exitMs: number, killed: boolean}>} stop
  */
 
+/** True once something accepts TCP connections on the loopback `port`. */
+function listening(port) {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 /**
  * Starts a target and waits until its agent card answers 200 (polling, since a server has no
- * common way to say it is ready).
+ * common way to say it is ready) and, with `grpc`, until its gRPC port accepts connections too.
  * @returns {Promise<RunningTarget>}
  */
 export async function startTarget(
   target,
-  { pinning = null, nodeFlags = [], readyTimeoutMs = 20_000 } = {},
+  { pinning = null, nodeFlags = [], grpc = false, readyTimeoutMs = 20_000 } = {},
 ) {
   const port = await freePort();
-  const proc = spawnTarget(target, port, { pinning, nodeFlags });
+  const grpcPort = grpc ? await freePort() : undefined;
+  const proc = spawnTarget(target, port, { pinning, nodeFlags, grpcPort });
   const baseUrl = `http://127.0.0.1:${port}`;
   const cardUrl = `${baseUrl}/.well-known/agent-card.json`;
   const stop = () => stopProcess(proc);
@@ -226,15 +298,18 @@ export async function startTarget(
     }
     try {
       const answer = await get(cardUrl, { timeoutMs: 2000 });
-      if (answer.status === 200) {
+      if (answer.status === 200 && (grpcPort === undefined || (await listening(grpcPort)))) {
         const card = JSON.parse(answer.text);
         const path = jsonRpcPathOf(card) ?? '/';
+        const restPath = restPathOf(card);
         return {
           target,
           pid: proc.child.pid,
           baseUrl,
           cardUrl,
           rpcUrl: baseUrl + path,
+          restUrl: restPath === undefined ? undefined : baseUrl + restPath,
+          grpcPort,
           card,
           stop,
         };
@@ -245,7 +320,7 @@ export async function startTarget(
     if (Date.now() > deadline) {
       await stop();
       throw new Error(
-        `${target.label} did not serve ${cardUrl} within ${readyTimeoutMs} ms:\n${proc.output()}`,
+        `${target.label} did not serve ${cardUrl}${grpcPort === undefined ? '' : ` and gRPC on port ${grpcPort}`} within ${readyTimeoutMs} ms:\n${proc.output()}`,
       );
     }
     await sleep(20);

@@ -1,7 +1,9 @@
 /** Every scenario, in the order they run and are reported. */
 
+import { grpcSendMessage, grpcStreamScenario } from './grpc.mjs';
 import { coldStart, memory } from './process.mjs';
 import { getTask, listTasks, sendMessage } from './request-load.mjs';
+import { restGetTask, restSendMessage } from './rest.mjs';
 import { manyStreams, streamScenario } from './streaming.mjs';
 
 export const SCENARIOS = [
@@ -14,4 +16,8 @@ export const SCENARIOS = [
   memory,
   coldStart,
   listTasks,
+  restSendMessage,
+  restGetTask,
+  grpcSendMessage,
+  grpcStreamScenario(100),
 ];

@@ -7,13 +7,13 @@
 import { isCompleted, runLoad } from '../lib/load.mjs';
 import { messageBodies, rpcBody, sendEcho } from '../lib/json-rpc.mjs';
 
-const LATENCY_COLUMNS = [
+export const LATENCY_COLUMNS = [
   { metric: 'p50Ms', label: 'p50 ms', format: 'ms' },
   { metric: 'p99Ms', label: 'p99 ms', format: 'ms' },
 ];
 
 /** Warm-up (discarded), then the measured run inside the sampler's window. */
-async function warmThenMeasure(ctx, load) {
+export async function warmThenMeasure(ctx, load) {
   if (ctx.config.warmupSeconds > 0) await runLoad({ ...load, seconds: ctx.config.warmupSeconds });
   ctx.sampler.start();
   const result = await runLoad({ ...load, seconds: ctx.config.seconds });

@@ -62,6 +62,15 @@ async function streamLoop({ rpcUrl, command, chunks, inFlight, seconds }) {
   };
 }
 
+/** The columns of a streaming scenario (c, and its gRPC row). */
+export const STREAM_COLUMNS = Object.freeze([
+  { metric: 'chunksPerSec', label: 'chunks/s', format: 'int' },
+  { metric: 'cpuUsPerChunk', label: 'server CPU µs/chunk', format: 'dec1' },
+  { metric: 'ttfeP50Ms', label: 'first event p50 ms', format: 'ms' },
+  { metric: 'ttleP50Ms', label: 'last event p50 ms', format: 'ms' },
+  { metric: 'ttleP99Ms', label: 'last event p99 ms', format: 'ms' },
+]);
+
 /** Scenario c at one stream length. */
 export function streamScenario(chunks) {
   return {
@@ -70,13 +79,7 @@ export function streamScenario(chunks) {
       `c. SendStreamingMessage \`stream ${chunks} ${c.chunkBytes}\`, ${c.streamsInFlight} in flight, ${c.seconds} s`,
     appliesTo: ['floor', 'a2a-js', 'tandem', 'tandem-sqlite'],
     key: { metric: 'chunksPerSec', label: 'chunks/s' },
-    columns: [
-      { metric: 'chunksPerSec', label: 'chunks/s', format: 'int' },
-      { metric: 'cpuUsPerChunk', label: 'server CPU µs/chunk', format: 'dec1' },
-      { metric: 'ttfeP50Ms', label: 'first event p50 ms', format: 'ms' },
-      { metric: 'ttleP50Ms', label: 'last event p50 ms', format: 'ms' },
-      { metric: 'ttleP99Ms', label: 'last event p99 ms', format: 'ms' },
-    ],
+    columns: STREAM_COLUMNS,
     async measure(ctx) {
       const load = {
         rpcUrl: ctx.server.rpcUrl,

@@ -1,20 +1,31 @@
 /**
  * The benchmark agent (bench-agent.md) written with the official SDK, `@a2a-js/sdk`, the way its
- * own samples are written (sample-agent, cancellable-agent): an `AgentExecutor` publishing events
- * to the `ExecutionEventBus`, `DefaultRequestHandler` over `InMemoryTaskStore`, and the SDK's
- * express handlers for the card and JSON-RPC. Untuned on purpose: it measures what a user of the
- * SDK gets by following its documentation. The samples' per-request `console.log` lines are left
- * out because the contract forbids per-request logging.
+ * own samples are written (sample-agent, cancellable-agent, multi-transport-agent): an
+ * `AgentExecutor` publishing events to the `ExecutionEventBus`, `DefaultRequestHandler` over
+ * `InMemoryTaskStore`, the SDK's express handlers for the card, JSON-RPC and HTTP+JSON/REST, and,
+ * when `GRPC_PORT` is set, its `grpcService` on a `@grpc/grpc-js` server — all three transports
+ * over the one request handler. Untuned on purpose: it measures what a user of the SDK gets by
+ * following its documentation. The samples' per-request `console.log` lines are left out because
+ * the contract forbids per-request logging.
  *
- * Run: `PORT=41251 node bench/targets/a2a-js-server.mjs`
+ * gRPC is loaded only when asked for, so that the scenarios that do not use it measure the same
+ * process as before (start-up time, memory).
+ *
+ * Run: `PORT=41251 [GRPC_PORT=41252] node bench/targets/a2a-js-server.mjs`
  */
 
 import express from 'express';
 import { AGENT_CARD_PATH, A2A_PROTOCOL_VERSION, TaskState } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
-import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
+import {
+  UserBuilder,
+  agentCardHandler,
+  jsonRpcHandler,
+  restHandler,
+} from '@a2a-js/sdk/server/express';
 
 const PORT = Number(process.env.PORT || 41251);
+const GRPC_PORT = process.env.GRPC_PORT ? Number(process.env.GRPC_PORT) : undefined;
 const HOST = process.env.HOST || '127.0.0.1';
 
 function textPart(text) {
@@ -149,6 +160,22 @@ const echoAgentCard = {
       tenant: '',
       protocolVersion: A2A_PROTOCOL_VERSION,
     },
+    {
+      url: `http://localhost:${PORT}/a2a/rest`,
+      protocolBinding: 'HTTP+JSON',
+      tenant: '',
+      protocolVersion: A2A_PROTOCOL_VERSION,
+    },
+    ...(GRPC_PORT === undefined
+      ? []
+      : [
+          {
+            url: `localhost:${GRPC_PORT}`,
+            protocolBinding: 'GRPC',
+            tenant: '',
+            protocolVersion: A2A_PROTOCOL_VERSION,
+          },
+        ]),
   ],
   provider: { organization: 'Tandem benchmarks', url: 'https://example.com/tandem' },
   version: '1.0.0',
@@ -188,6 +215,26 @@ app.use(
   '/a2a/jsonrpc',
   jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }),
 );
+app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+
+if (GRPC_PORT !== undefined) {
+  // The gRPC server is bound before the HTTP one, so that a harness that waits for the card
+  // finds gRPC listening too.
+  const grpc = await import('@grpc/grpc-js');
+  const { A2AService, grpcService } = await import('@a2a-js/sdk/server/grpc');
+  const grpcServer = new grpc.Server();
+  grpcServer.addService(
+    A2AService,
+    grpcService({ requestHandler, userBuilder: UserBuilder.noAuthentication }),
+  );
+  await new Promise((resolve, reject) =>
+    grpcServer.bindAsync(
+      `${HOST}:${GRPC_PORT}`,
+      grpc.ServerCredentials.createInsecure(),
+      (err, port) => (err ? reject(err) : resolve(port)),
+    ),
+  );
+}
 
 app.listen(PORT, HOST, (err) => {
   if (err) throw err;
