@@ -6,16 +6,18 @@
 
 import type { AgentCard } from '../../../src/index.js';
 import type { A2ADriver, BindingName } from './a2a-driver.js';
+import { GrpcDriver } from './grpc-driver.js';
 import { JsonRpcDriver } from './json-rpc-driver.js';
 import { RestDriver } from './rest-driver.js';
 
-/** The bindings every behaviour test runs over (add `'grpc'` with its driver). */
+/** The bindings every behaviour test runs over. */
 export const BINDINGS: readonly BindingName[] = ['jsonrpc', 'rest'];
 
 /** The `protocolBinding` of each binding in agent cards (spec 5.8). */
 export const PROTOCOL_BINDINGS: Readonly<Record<BindingName, string>> = {
   jsonrpc: 'JSONRPC',
   rest: 'HTTP+JSON',
+  grpc: 'GRPC',
 };
 
 /** The driver of `binding` for the interface at `url`. */
@@ -25,6 +27,8 @@ export function createDriver(binding: BindingName, url: string): A2ADriver {
       return new JsonRpcDriver(url);
     case 'rest':
       return new RestDriver(url);
+    case 'grpc':
+      return new GrpcDriver(url);
   }
 }
 
