@@ -93,7 +93,10 @@ export async function startInProcessServer(
   const grpc =
     binding === 'grpc' || options.grpc === true
       ? createGrpcServer({
-          agents,
+          agents: agents.map((agent) => ({
+            ...agent,
+            cardInterfaces: () => http.interfacesOf(agent.path),
+          })),
           ...(logger === undefined ? {} : { logger }),
           interceptors: [tracker.interceptor],
           ...(options.http?.authenticate === undefined
@@ -114,6 +117,7 @@ export async function startInProcessServer(
       : {
           server: http.server,
           listen: (listenOptions) => http.listen(listenOptions),
+          interfacesOf: (path) => http.interfacesOf(path),
           shutdown: async (shutdownOptions) => {
             await Promise.all([http.shutdown(shutdownOptions), grpc.shutdown(shutdownOptions)]);
           },

@@ -54,6 +54,11 @@ export interface GrpcAgentMount {
   readonly handler: A2ARequestHandler;
   /** The tenant its interfaces declare (`A2AAgentMount.tenant`); it also routes to the agent. */
   readonly tenant?: string | undefined;
+  /**
+   * Every interface of the agent, for the extended card answered over gRPC (which lists them all,
+   * as over HTTP); e.g. `() => httpServer.interfacesOf(path)`. Default: its gRPC interface only.
+   */
+  readonly cardInterfaces?: (() => readonly AgentInterface[]) | undefined;
 }
 
 /** The server's TLS material, PEM-encoded. */
@@ -230,7 +235,10 @@ export function createGrpcServer(options: A2AGrpcServerOptions): A2AGrpcServer {
     handler: entry.mount.handler,
     // The tenant that only picked the agent is not the scope of its tasks.
     tenant: entry.routeTenant === undefined || entry.mount.tenant !== undefined ? tenant : '',
-    interfaces: () => interfaceOf(entry, authority.replace(/:\d+$/, '') || 'localhost'),
+    interfaces: () =>
+      entry.mount.cardInterfaces !== undefined
+        ? entry.mount.cardInterfaces().map((item) => ({ ...item }))
+        : interfaceOf(entry, authority.replace(/:\d+$/, '') || 'localhost'),
   });
 
   const service = new GrpcA2AService({

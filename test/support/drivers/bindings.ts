@@ -4,14 +4,14 @@
  * driver speaks to it.
  */
 
-import type { AgentCard } from '../../../src/index.js';
+import type { AgentCard, AgentInterface } from '../../../src/index.js';
 import type { A2ADriver, BindingName } from './a2a-driver.js';
 import { GrpcDriver } from './grpc-driver.js';
 import { JsonRpcDriver } from './json-rpc-driver.js';
 import { RestDriver } from './rest-driver.js';
 
 /** The bindings every behaviour test runs over. */
-export const BINDINGS: readonly BindingName[] = ['jsonrpc', 'rest'];
+export const BINDINGS: readonly BindingName[] = ['jsonrpc', 'rest', 'grpc'];
 
 /** The `protocolBinding` of each binding in agent cards (spec 5.8). */
 export const PROTOCOL_BINDINGS: Readonly<Record<BindingName, string>> = {
@@ -20,20 +20,28 @@ export const PROTOCOL_BINDINGS: Readonly<Record<BindingName, string>> = {
   grpc: 'GRPC',
 };
 
-/** The driver of `binding` for the interface at `url`. */
-export function createDriver(binding: BindingName, url: string): A2ADriver {
+/**
+ * The driver of `binding` for the interface at `url`. A `tenant` (the interface's, from the card)
+ * goes with every request that names none, as clients do (spec 4.4.6).
+ */
+export function createDriver(binding: BindingName, url: string, tenant?: string): A2ADriver {
   switch (binding) {
     case 'jsonrpc':
       return new JsonRpcDriver(url);
     case 'rest':
       return new RestDriver(url);
     case 'grpc':
-      return new GrpcDriver(url);
+      return new GrpcDriver(url, tenant);
   }
 }
 
 /** The URL of the `binding` interface an agent card lists. */
 export function interfaceUrlOf(card: AgentCard, binding: BindingName): string {
+  return interfaceOf(card, binding).url;
+}
+
+/** The `binding` interface an agent card lists. */
+export function interfaceOf(card: AgentCard, binding: BindingName): AgentInterface {
   const found = card.supportedInterfaces.find(
     (item) => item.protocolBinding === PROTOCOL_BINDINGS[binding],
   );
@@ -43,7 +51,7 @@ export function interfaceUrlOf(card: AgentCard, binding: BindingName): string {
         `(it lists ${card.supportedInterfaces.map((i) => i.protocolBinding).join(', ')})`,
     );
   }
-  return found.url;
+  return found;
 }
 
 /** Reads the public card of the agent at `agentUrl` (its mount point). */
@@ -57,5 +65,6 @@ export async function fetchCard(agentUrl: string): Promise<AgentCard> {
 
 /** The driver of `binding` for the agent at `agentUrl`, found through its card. */
 export async function connectDriver(binding: BindingName, agentUrl: string): Promise<A2ADriver> {
-  return createDriver(binding, interfaceUrlOf(await fetchCard(agentUrl), binding));
+  const found = interfaceOf(await fetchCard(agentUrl), binding);
+  return createDriver(binding, found.url, found.tenant);
 }

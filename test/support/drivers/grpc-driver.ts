@@ -45,7 +45,9 @@ const identity = (value: Buffer): Buffer => value;
 export function serviceMetadata(options: StreamOptions): Metadata {
   const metadata = new Metadata();
   const version = options.version === undefined ? '1.0' : options.version;
-  if (version !== null) metadata.set('a2a-version', version);
+  // HTTP/2 field values carry no surrounding whitespace (RFC 9113 8.2.1): trimmed, as fetch
+  // trims header values.
+  if (version !== null) metadata.set('a2a-version', version.trim());
   if (options.extensions !== undefined)
     metadata.set('a2a-extensions', options.extensions.join(', '));
   if (options.tag !== undefined) metadata.set(TAG_HEADER, options.tag);
@@ -86,10 +88,19 @@ export function decodeServiceError(error: ServiceError, operation: string): A2AE
 export class GrpcDriver extends WireDriver {
   readonly binding: BindingName = 'grpc';
   readonly #client: Client;
+  readonly #tenant: string | undefined;
 
-  constructor(url: string) {
+  /** @param tenant the interface's tenant, sent with every request that names none. */
+  constructor(url: string, tenant?: string) {
     super(url);
     this.#client = new Client(url, credentials.createInsecure());
+    this.#tenant = tenant;
+  }
+
+  /** The request as sent: with the interface's tenant unless it names one. */
+  #withTenant(request: object): object {
+    if (this.#tenant === undefined || 'tenant' in request) return request;
+    return { ...request, tenant: this.#tenant };
   }
 
   call<N extends UnaryOperation>(
@@ -104,7 +115,7 @@ export class GrpcDriver extends WireDriver {
         method.path,
         identity,
         identity,
-        Buffer.from(method.request.encode(request)),
+        Buffer.from(method.request.encode(this.#withTenant(request))),
         serviceMetadata(options),
         (error, response) => {
           options.signal?.removeEventListener('abort', cancel);
@@ -150,7 +161,7 @@ export class GrpcDriver extends WireDriver {
       method.path,
       identity,
       identity,
-      Buffer.from(method.request.encode(request)),
+      Buffer.from(method.request.encode(this.#withTenant(request))),
       serviceMetadata(options),
     );
     const cancel = (): void => call.cancel();
