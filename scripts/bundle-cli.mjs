@@ -56,7 +56,18 @@ const common = {
   // a store or the logger needs them; jose is ESM, loaded with require() (Node >= 20.19 runs ES
   // modules that way) only when JWT authentication or card signing is used. valibot is ESM and
   // tree-shakes to the few functions used.
-  external: ['better-sqlite3', 'pg', 'pino', 'jose', 'undici'],
+  // grpc-js and the protobuf runtime (CommonJS) are required only when gRPC is served or used.
+  external: [
+    'better-sqlite3',
+    'pg',
+    'pino',
+    'jose',
+    'undici',
+    '@grpc/grpc-js',
+    '@grpc/reflection',
+    'grpc-health-check',
+    '@bufbuild/protobuf',
+  ],
   logLevel: 'warning',
 };
 

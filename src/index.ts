@@ -138,6 +138,7 @@ export type {
 } from './protocol/error-details.js';
 export {
   fromHttpErrorBody,
+  fromGrpcStatus,
   fromJsonRpcError,
   grpcCodeOf,
   toHttpErrorBody,

@@ -24,6 +24,7 @@ import { ExitCode } from './exit-code.js';
 import { parseDuration, UsageFailure } from './cli-values.js';
 import { SECURITY_HELP, SECURITY_OPTIONS, parseServeSecurity } from './serve-security.js';
 import { LIMIT_HELP, LIMIT_OPTIONS, parseServeLimits } from './serve-limits.js';
+import { GRPC_HELP, GRPC_OPTIONS, parseGrpcPort, prepareGrpc } from './serve-grpc.js';
 import {
   EXTENDED_CARD_HELP,
   EXTENDED_CARD_OPTIONS,
@@ -33,7 +34,8 @@ import {
 
 const HELP = `Usage: tandem serve [options]
 
-Serves demo agents over A2A (JSON-RPC and HTTP+JSON bindings) and prints where to find them.
+Serves demo agents over A2A (JSON-RPC and HTTP+JSON bindings, gRPC with --grpc-port) and
+prints where to find them.
 
 Options:
   --port <n>              Port to listen on (default 41241, env PORT)
@@ -51,6 +53,8 @@ Options:
 
 ${SECURITY_HELP}
 ${EXTENDED_CARD_HELP}
+
+${GRPC_HELP}
 
 ${LIMIT_HELP}
 
@@ -80,6 +84,7 @@ function parseServeArgs(args: string[]) {
       ...SECURITY_OPTIONS,
       ...EXTENDED_CARD_OPTIONS,
       ...LIMIT_OPTIONS,
+      ...GRPC_OPTIONS,
     },
     strict: true,
     allowPositionals: false,
@@ -106,6 +111,7 @@ function parseServeArgs(args: string[]) {
     security: parseServeSecurity(values),
     extendedCards: parseExtendedCards(values['extended-card'], agents),
     limits: parseServeLimits(values),
+    grpcPort: parseGrpcPort(values),
     port,
     host: values.host ?? envOr('TANDEM_HOST', '127.0.0.1'),
     publicUrl: publicUrl === '' ? undefined : publicUrl,
@@ -168,8 +174,17 @@ export async function run(args: string[]): Promise<number> {
       }),
     })),
   );
+  const grpc =
+    options.grpcPort === undefined
+      ? undefined
+      : await prepareGrpc({
+          ...{ port: options.grpcPort, host: options.host, mounts, logger },
+          ...{ authenticate: security.authentication, tls: security.tls },
+          publicUrl: options.publicUrl,
+          cardInterfaces: (path) => () => server.interfacesOf(path),
+        });
   const server = createNodeServer({
-    agents: mounts,
+    agents: grpc?.mounts ?? mounts,
     logger,
     heartbeatMs: options.heartbeatMs,
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
@@ -179,6 +194,7 @@ export async function run(args: string[]): Promise<number> {
       ? {}
       : { cardSigner: await createCardSigner(security.cardSigning) }),
   });
+  const grpcAddress = await grpc?.listen();
   const address = await server.listen({ port: options.port, host: options.host });
   const base = options.publicUrl?.replace(/\/+$/, '') ?? address.url.replace(/\/+$/, '');
   logger.info(
@@ -191,6 +207,7 @@ export async function run(args: string[]): Promise<number> {
     const root = i === 0 && !single ? ` (also ${base}/.well-known/agent-card.json)` : '';
     console.log(`  ${name.padEnd(12)} ${base}${path}/.well-known/agent-card.json${root}`);
   }
+  if (grpcAddress !== undefined) console.log(`  gRPC         ${grpcAddress}`);
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: string): void => {
@@ -201,7 +218,10 @@ export async function run(args: string[]): Promise<number> {
       stopping = true;
       logger.info({ signal, deadlineMs: options.shutdownMs }, 'shutting down');
       void (async () => {
-        await server.shutdown({ deadlineMs: options.shutdownMs });
+        await Promise.all([
+          server.shutdown({ deadlineMs: options.shutdownMs }),
+          grpc?.shutdown(options.shutdownMs),
+        ]);
         stopRetention?.();
         await runtime.close();
         await store.close();

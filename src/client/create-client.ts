@@ -63,7 +63,8 @@ function transportHandler(transport: ClientTransport): CallHandler {
 
 /** The call URL: the interface URL with the API key's query parameter, if any. */
 function callUrl(interfaceUrl: string, query: readonly [string, string] | undefined): string {
-  if (query === undefined) return interfaceUrl;
+  // A gRPC interface URL is a bare host:port, and gRPC has no query string.
+  if (query === undefined || !URL.canParse(interfaceUrl)) return interfaceUrl;
   const url = new URL(interfaceUrl);
   url.searchParams.set(query[0], query[1]);
   return url.toString();
@@ -120,7 +121,7 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
   for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
 
   const send = createHttpSend(options.fetch);
-  const context = { agentInterface, send, maxEventLength, maxResponseBytes };
+  const context = { agentInterface, cardUrl, send, maxEventLength, maxResponseBytes };
   const transport = await openTransport(factory, context);
   const core = new ClientCore({
     handler: applyInterceptors(interceptors, transportHandler(transport)),

@@ -9,6 +9,7 @@
 
 import type { AgentCard, AgentInterface } from '../protocol/generated/types.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
+import { GRPC_BINDING } from '../protocol/protocol-bindings.js';
 import { CURRENT_PROTOCOL_VERSION, parseProtocolVersion } from '../protocol/version.js';
 import type { ClientTransportFactory } from '../bindings/client/client-transport.js';
 import { AgentCardError, NoCompatibleInterfaceError } from './client-errors.js';
@@ -41,6 +42,9 @@ function describeInterface(agentInterface: AgentInterface): string {
 }
 
 function absoluteUrl(agentInterface: AgentInterface, cardUrl: string): string {
+  // gRPC interface URLs are bare `host:port` authorities, not URLs to resolve (`host:` would
+  // read as a scheme).
+  if (sameBinding(agentInterface.protocolBinding, GRPC_BINDING)) return agentInterface.url;
   try {
     return new URL(agentInterface.url, cardUrl).toString();
   } catch (error) {
@@ -83,16 +87,12 @@ export function selectInterface(
     return { agentInterface: { ...candidate, url: absoluteUrl(candidate, cardUrl) }, factory };
   }
   const offered = card.supportedInterfaces.map(describeInterface).join('; ') || 'no interfaces';
-  const grpc = unimplemented.has('GRPC')
-    ? ' This client does not implement gRPC yet; accept JSONRPC or HTTP+JSON (the agent must offer one).'
-    : '';
-  const others = [...unimplemented].filter((b) => b !== 'GRPC');
   const missing =
-    others.length > 0
-      ? ` This client has no transport for ${others.join(', ')}; pass one in the transports option.`
+    unimplemented.size > 0
+      ? ` This client has no transport for ${[...unimplemented].join(', ')}; pass one in the transports option.`
       : '';
   throw new NoCompatibleInterfaceError(
     `No interface of the agent card at ${cardUrl} fits: the card offers ${offered}; this client ` +
-      `accepts ${bindings.join(', ')} at protocol version ${CURRENT_PROTOCOL_VERSION}.${grpc}${missing}`,
+      `accepts ${bindings.join(', ')} at protocol version ${CURRENT_PROTOCOL_VERSION}.${missing}`,
   );
 }

@@ -1,14 +1,13 @@
 /**
  * The transports a client can speak, by binding name (compared case-insensitively, as cards are
- * read). The built-in ones are small and browser-safe, so they are imported here. A transport
- * whose code should load only when a card selects it — gRPC, with its HTTP/2 library — is
- * registered as an async factory that imports its module:
- * `['GRPC', (context) => import('../bindings/grpc/grpc-client-transport.js').then((m) =>
- * m.createGrpcClientTransport(context))]`, so that `tandem/client` stays importable anywhere,
+ * read). JSON-RPC and HTTP+JSON are small and browser-safe, so they are imported here. gRPC,
+ * whose code (grpc-js, the protobuf code) should load only when a card selects it, is registered
+ * as an async factory that imports its module, so that `tandem/client` stays importable anywhere,
  * browsers included, without it. `ClientOptions.transports` adds or replaces entries the same way.
  */
 
 import { ConfigurationError, LocalError } from '../protocol/local-errors.js';
+import { GRPC_BINDING } from '../protocol/protocol-bindings.js';
 import {
   HTTP_JSON_BINDING,
   createRestClientTransport,
@@ -26,9 +25,16 @@ import type {
 /** Transport factories by binding name in upper case. */
 export type TransportRegistry = ReadonlyMap<string, ClientTransportFactory>;
 
+/** gRPC, with grpc-js and the protobuf code, loads only when a card selects it. */
+const createGrpcClientTransport: ClientTransportFactory = (context) =>
+  import('../bindings/grpc/grpc-client-transport.js').then((grpc) =>
+    grpc.createGrpcClientTransport(context),
+  );
+
 const BUILT_IN: ReadonlyArray<readonly [string, ClientTransportFactory]> = [
   [JSONRPC_BINDING, createJsonRpcClientTransport],
   [HTTP_JSON_BINDING, createRestClientTransport],
+  [GRPC_BINDING, createGrpcClientTransport],
 ];
 
 /**

@@ -49,6 +49,11 @@ export interface HttpCore {
   readonly options: ResolvedHttpOptions;
   /** Answers a request; never rejects (unexpected errors are logged and answered with 500). */
   handle(request: HttpRequest): Promise<HttpResponse>;
+  /**
+   * The interfaces the card of the agent mounted at `path` lists under `baseUrl` (e.g. for a
+   * binding served elsewhere, such as gRPC, to declare in extended cards); empty for no such agent.
+   */
+  interfacesOf(path: string, baseUrl: string): AgentInterface[];
   /** Whether `path` is one of the core's routes (adapters that can fall through check first). */
   hasRoute(path: string): boolean;
   /**
@@ -309,6 +314,10 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
   return {
     options: resolved,
     hasRoute: (path) => router.methodsOf(path).length > 0,
+    interfacesOf: (path, baseUrl) =>
+      agents
+        .find((agent) => agent.mount.path === (path === '/' ? '' : path))
+        ?.cards.interfaces(publicUrl ?? baseUrl) ?? [],
     async handle(request) {
       const logging = requestLog.enabled;
       const start = logging ? performance.now() : 0;

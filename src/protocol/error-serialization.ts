@@ -141,3 +141,36 @@ export function fromHttpErrorBody(httpStatus: number, body: unknown): A2AError |
   const { metadata, details } = splitDetails(type, rawDetails);
   return createA2AError(type, message, metadata ? { metadata, details } : { details });
 }
+
+/**
+ * Rebuilds the typed error from a gRPC status (spec 10.6): the `ErrorInfo` reason decides the
+ * type; without one, a `BadRequest` detail means `InvalidParamsError`, and `INVALID_ARGUMENT`,
+ * `UNIMPLEMENTED` and `INTERNAL` name the JSON-RPC standard errors they stand for. Returns
+ * `undefined` for any other status (`UNAVAILABLE`, `UNAUTHENTICATED`...): not an A2A error.
+ *
+ * @param code the numeric gRPC status code.
+ * @param details the status details in their ProtoJSON `Any` form.
+ */
+export function fromGrpcStatus(
+  code: number,
+  message: string,
+  details: readonly unknown[],
+): A2AError | undefined {
+  const reasonDetail = details.find((d) => isErrorInfoDetail(d) && d.domain === A2A_ERROR_DOMAIN);
+  let type = isErrorInfoDetail(reasonDetail) ? typeOfReason(reasonDetail.reason) : undefined;
+  if (type === undefined) {
+    if (details.some(isBadRequestDetail)) type = 'InvalidParamsError';
+    else if (code === grpcStatusCode('INVALID_ARGUMENT')) type = 'InvalidRequestError';
+    else if (code === grpcStatusCode('UNIMPLEMENTED')) type = 'MethodNotFoundError';
+    else if (code === grpcStatusCode('INTERNAL')) type = 'InternalError';
+  }
+  if (type === undefined) return undefined;
+  const split = splitDetails(type, details);
+  return createA2AError(
+    type,
+    message,
+    split.metadata
+      ? { metadata: split.metadata, details: split.details }
+      : { details: split.details },
+  );
+}

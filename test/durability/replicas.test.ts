@@ -17,6 +17,7 @@ import type { A2ADriver, StreamEvent } from '../support/drivers/a2a-driver.js';
 import { connectDriver } from '../support/drivers/bindings.js';
 import {
   chunkTexts,
+  EVENT_ID_BINDINGS,
   expectResumedAfter,
   range,
   seqsOf,
@@ -326,5 +327,5 @@ describeMatrix(
       );
     });
   },
-  { stores: ['postgres'] },
+  { stores: ['postgres'], bindings: EVENT_ID_BINDINGS },
 );

@@ -16,6 +16,7 @@ import type { A2ADriver } from '../support/drivers/a2a-driver.js';
 import { connectDriver } from '../support/drivers/bindings.js';
 import {
   chunkTexts,
+  EVENT_ID_BINDINGS,
   expectResumedAfter,
   lastSeqOf,
   range,
@@ -224,7 +225,7 @@ describeMatrix(
       expect(artifactTexts(stored)).toEqual([chunkTexts(all)]);
     });
   },
-  { stores: ['sqlite', 'postgres'] },
+  { stores: ['sqlite', 'postgres'], bindings: EVENT_ID_BINDINGS },
 );
 
 /** The dice agent rolled `notation` and completed, after asking once. */

@@ -16,6 +16,7 @@ import { rejection, violatedFields } from '../support/a2a-errors.js';
 import { gatedAgent } from '../support/agents.js';
 import type { A2ADriver, EventStream, StreamEvent } from '../support/drivers/a2a-driver.js';
 import {
+  EVENT_ID_BINDINGS,
   expectResumedAfter,
   lastSeqOf,
   normalizeEvents,
@@ -74,131 +75,136 @@ async function expectSeamless(
   expect(all.every((event) => event.json !== undefined)).toBe(true);
 }
 
-describeMatrix('Resuming streams after the last event seen', ({ binding, store: storeName }) => {
-  const serve = inProcessServers(binding);
+describeMatrix(
+  'Resuming streams after the last event seen',
+  ({ binding, store: storeName }) => {
+    const serve = inProcessServers(binding);
 
-  it('echo "stream 8 16": a drop after any event k, then SubscribeToTask with Last-Event-ID, gives the uninterrupted stream', async () => {
-    const { agent } = await serve(storeName, { '': echo });
-    const command = 'stream 8 16';
-    const reference = await (await agent.sendStreamingMessage(send(command))).rest();
-    expect(seqsOf(reference)).toEqual(range(1, 11));
-    expect(stateOf(reference[10])).toBe('TASK_STATE_COMPLETED');
+    it('echo "stream 8 16": a drop after any event k, then SubscribeToTask with Last-Event-ID, gives the uninterrupted stream', async () => {
+      const { agent } = await serve(storeName, { '': echo });
+      const command = 'stream 8 16';
+      const reference = await (await agent.sendStreamingMessage(send(command))).rest();
+      expect(seqsOf(reference)).toEqual(range(1, 11));
+      expect(stateOf(reference[10])).toBe('TASK_STATE_COMPLETED');
 
-    for (let k = 1; k <= reference.length; k++) {
-      const stream = await agent.sendStreamingMessage(send(command));
-      const first = await stream.take(k);
-      stream.close();
-      const resumed = await resume(agent, taskIdOf(first[0]), lastSeqOf(first));
-      await expectSeamless(agent, first, resumed, reference);
-    }
-  });
-
-  it('echo "slowstream 6 15 8": resuming while the demo agent is still streaming gives the uninterrupted stream', async () => {
-    const { agent } = await serve(storeName, { '': echo });
-    const command = 'slowstream 6 15 8';
-    const reference = await (await agent.sendStreamingMessage(send(command))).rest();
-    expect(seqsOf(reference)).toEqual(range(1, 9));
-
-    for (let k = 1; k <= reference.length; k++) {
-      const stream = await agent.sendStreamingMessage(send(command));
-      const first = await stream.take(k);
-      stream.close();
-      const resumed = await resume(agent, taskIdOf(first[0]), lastSeqOf(first));
-      await expectSeamless(agent, first, resumed, reference);
-    }
-  });
-
-  it('resumes a task that is still running at reconnect, then follows it live to the end', async () => {
-    const { agent: definition, run } = gatedAgent(CHUNKS);
-    const { agent } = await serve(storeName, { '': definition });
-    const referenceStream = await agent.sendStreamingMessage(send('go'));
-    const head = await referenceStream.take(1);
-    run(taskIdOf(head[0])).gate.open(CHUNKS + 1);
-    const reference = [...head, ...(await referenceStream.rest())];
-    expect(seqsOf(reference)).toEqual(range(1, GATED_EVENTS));
-
-    for (let k = 1; k < GATED_EVENTS; k++) {
-      const stream = await agent.sendStreamingMessage(send('go'));
-      const first = await takeGated(stream, k, (id) => run(id).gate);
-      stream.close();
-      const taskId = taskIdOf(first[0]);
-      // The agent waits at its gate: the task cannot have moved past event k + 1.
-      const before = await agent.getTask({ id: taskId });
-      expect(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']).toContain(before.status.state);
-
-      const resumedStream = await agent.subscribeToTask(
-        { id: taskId },
-        { lastEventId: lastSeqOf(first) },
-      );
-      run(taskId).gate.open(CHUNKS + 1);
-      await expectSeamless(agent, first, await resumedStream.rest(), reference);
-    }
-  });
-
-  it('resumes a task that ended before the client came back: the rest of the log, then the end', async () => {
-    const { agent: definition, run } = gatedAgent(CHUNKS);
-    const { agent } = await serve(storeName, { '': definition });
-    const referenceStream = await agent.sendStreamingMessage(send('go'));
-    const head = await referenceStream.take(1);
-    run(taskIdOf(head[0])).gate.open(CHUNKS + 1);
-    const reference = [...head, ...(await referenceStream.rest())];
-
-    for (let k = 1; k <= GATED_EVENTS; k++) {
-      const stream = await agent.sendStreamingMessage(send('go'));
-      const first = await takeGated(stream, k, (id) => run(id).gate);
-      stream.close();
-      const taskId = taskIdOf(first[0]);
-      run(taskId).gate.open(CHUNKS + 1);
-      await run(taskId).finished.promise;
-      expect((await agent.getTask({ id: taskId })).status.state).toBe('TASK_STATE_COMPLETED');
-
-      const resumed = await resume(agent, taskId, lastSeqOf(first));
-      expect(resumed).toHaveLength(GATED_EVENTS - k);
-      await expectSeamless(agent, first, resumed, reference);
-    }
-  });
-
-  it('refuses a resume position that is not an event of the task (InvalidParams), on running and ended tasks', async () => {
-    const { agent: definition, run } = gatedAgent(1);
-    const { agent } = await serve(storeName, { '': definition });
-    const running = await agent.sendStreamingMessage(send('go'));
-    const runningId = taskIdOf((await running.take(2))[0]);
-    const ended = await agent.sendStreamingMessage(send('go'));
-    const endedId = taskIdOf((await ended.take(1))[0]);
-    run(endedId).gate.open(2);
-    expect(seqsOf(await ended.rest())).toEqual([2, 3, 4]);
-
-    for (const [taskId, lastSeq] of [
-      [runningId, 2],
-      [endedId, 4],
-    ] as const) {
-      for (const bad of ['garbage', '2x', '-1', '1.5', '0x2', String(lastSeq + 1), '99999999']) {
-        const error = await rejection(
-          agent.subscribeToTask({ id: taskId }, { lastEventId: bad }),
-          InvalidParamsError,
-        );
-        expect(violatedFields(error), `Last-Event-ID ${JSON.stringify(bad)}`).toEqual([
-          'Last-Event-ID',
-        ]);
+      for (let k = 1; k <= reference.length; k++) {
+        const stream = await agent.sendStreamingMessage(send(command));
+        const first = await stream.take(k);
+        stream.close();
+        const resumed = await resume(agent, taskIdOf(first[0]), lastSeqOf(first));
+        await expectSeamless(agent, first, resumed, reference);
       }
-    }
-    // The refusals changed nothing: the running task goes on to its end.
-    run(runningId).gate.open(2);
-    expect(stateOf((await running.rest()).at(-1))).toBe('TASK_STATE_COMPLETED');
-  });
+    });
 
-  it('answers SubscribeToTask on an ended task with UnsupportedOperation without a resume position, and with nothing more when resumed at its last event', async () => {
-    const { agent } = await serve(storeName, { '': echo });
-    const events = await (await agent.sendStreamingMessage(send('stream 2 4'))).rest();
-    const taskId = taskIdOf(events[0]);
-    expect(seqsOf(events)).toEqual([1, 2, 3, 4, 5]);
+    it('echo "slowstream 6 15 8": resuming while the demo agent is still streaming gives the uninterrupted stream', async () => {
+      const { agent } = await serve(storeName, { '': echo });
+      const command = 'slowstream 6 15 8';
+      const reference = await (await agent.sendStreamingMessage(send(command))).rest();
+      expect(seqsOf(reference)).toEqual(range(1, 9));
 
-    await rejection(agent.subscribeToTask({ id: taskId }), UnsupportedOperationError);
+      for (let k = 1; k <= reference.length; k++) {
+        const stream = await agent.sendStreamingMessage(send(command));
+        const first = await stream.take(k);
+        stream.close();
+        const resumed = await resume(agent, taskIdOf(first[0]), lastSeqOf(first));
+        await expectSeamless(agent, first, resumed, reference);
+      }
+    });
 
-    expect(await resume(agent, taskId, 5)).toEqual([]);
-    await rejection(
-      agent.subscribeToTask({ id: crypto.randomUUID() }, { lastEventId: 1 }),
-      TaskNotFoundError,
-    );
-  });
-});
+    it('resumes a task that is still running at reconnect, then follows it live to the end', async () => {
+      const { agent: definition, run } = gatedAgent(CHUNKS);
+      const { agent } = await serve(storeName, { '': definition });
+      const referenceStream = await agent.sendStreamingMessage(send('go'));
+      const head = await referenceStream.take(1);
+      run(taskIdOf(head[0])).gate.open(CHUNKS + 1);
+      const reference = [...head, ...(await referenceStream.rest())];
+      expect(seqsOf(reference)).toEqual(range(1, GATED_EVENTS));
+
+      for (let k = 1; k < GATED_EVENTS; k++) {
+        const stream = await agent.sendStreamingMessage(send('go'));
+        const first = await takeGated(stream, k, (id) => run(id).gate);
+        stream.close();
+        const taskId = taskIdOf(first[0]);
+        // The agent waits at its gate: the task cannot have moved past event k + 1.
+        const before = await agent.getTask({ id: taskId });
+        expect(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']).toContain(before.status.state);
+
+        const resumedStream = await agent.subscribeToTask(
+          { id: taskId },
+          { lastEventId: lastSeqOf(first) },
+        );
+        run(taskId).gate.open(CHUNKS + 1);
+        await expectSeamless(agent, first, await resumedStream.rest(), reference);
+      }
+    });
+
+    it('resumes a task that ended before the client came back: the rest of the log, then the end', async () => {
+      const { agent: definition, run } = gatedAgent(CHUNKS);
+      const { agent } = await serve(storeName, { '': definition });
+      const referenceStream = await agent.sendStreamingMessage(send('go'));
+      const head = await referenceStream.take(1);
+      run(taskIdOf(head[0])).gate.open(CHUNKS + 1);
+      const reference = [...head, ...(await referenceStream.rest())];
+
+      for (let k = 1; k <= GATED_EVENTS; k++) {
+        const stream = await agent.sendStreamingMessage(send('go'));
+        const first = await takeGated(stream, k, (id) => run(id).gate);
+        stream.close();
+        const taskId = taskIdOf(first[0]);
+        run(taskId).gate.open(CHUNKS + 1);
+        await run(taskId).finished.promise;
+        expect((await agent.getTask({ id: taskId })).status.state).toBe('TASK_STATE_COMPLETED');
+
+        const resumed = await resume(agent, taskId, lastSeqOf(first));
+        expect(resumed).toHaveLength(GATED_EVENTS - k);
+        await expectSeamless(agent, first, resumed, reference);
+      }
+    });
+
+    it('refuses a resume position that is not an event of the task (InvalidParams), on running and ended tasks', async () => {
+      const { agent: definition, run } = gatedAgent(1);
+      const { agent } = await serve(storeName, { '': definition });
+      const running = await agent.sendStreamingMessage(send('go'));
+      const runningId = taskIdOf((await running.take(2))[0]);
+      const ended = await agent.sendStreamingMessage(send('go'));
+      const endedId = taskIdOf((await ended.take(1))[0]);
+      run(endedId).gate.open(2);
+      expect(seqsOf(await ended.rest())).toEqual([2, 3, 4]);
+
+      for (const [taskId, lastSeq] of [
+        [runningId, 2],
+        [endedId, 4],
+      ] as const) {
+        for (const bad of ['garbage', '2x', '-1', '1.5', '0x2', String(lastSeq + 1), '99999999']) {
+          const error = await rejection(
+            agent.subscribeToTask({ id: taskId }, { lastEventId: bad }),
+            InvalidParamsError,
+          );
+          expect(violatedFields(error), `Last-Event-ID ${JSON.stringify(bad)}`).toEqual([
+            'Last-Event-ID',
+          ]);
+        }
+      }
+      // The refusals changed nothing: the running task goes on to its end.
+      run(runningId).gate.open(2);
+      expect(stateOf((await running.rest()).at(-1))).toBe('TASK_STATE_COMPLETED');
+    });
+
+    it('answers SubscribeToTask on an ended task with UnsupportedOperation without a resume position, and with nothing more when resumed at its last event', async () => {
+      const { agent } = await serve(storeName, { '': echo });
+      const events = await (await agent.sendStreamingMessage(send('stream 2 4'))).rest();
+      const taskId = taskIdOf(events[0]);
+      expect(seqsOf(events)).toEqual([1, 2, 3, 4, 5]);
+
+      await rejection(agent.subscribeToTask({ id: taskId }), UnsupportedOperationError);
+
+      expect(await resume(agent, taskId, 5)).toEqual([]);
+      await rejection(
+        agent.subscribeToTask({ id: crypto.randomUUID() }, { lastEventId: 1 }),
+        TaskNotFoundError,
+      );
+    });
+  },
+  // Resuming after an event (and replaying a task's log) needs event ids, which gRPC streams do not carry.
+  { bindings: EVENT_ID_BINDINGS },
+);

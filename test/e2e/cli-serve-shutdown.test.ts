@@ -32,6 +32,7 @@ describeMatrix('tandem serve graceful shutdown', ({ binding, store }) => {
           argument,
           '--log-level',
           'warn',
+          ...(binding === 'grpc' ? ['--grpc-port', '0'] : []),
         ],
         SERVE_URL_LINE,
       );

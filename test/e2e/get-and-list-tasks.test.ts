@@ -139,11 +139,14 @@ describeBehaviour('GetTask and ListTasks', (env) => {
     expect(idsOf(past.tasks)).toEqual([t3.id, t2.id, t1.id, t0.id]);
     const future = await agent.listTasks({ statusTimestampAfter: '2999-01-01T00:00:00Z' });
     expect(future).toMatchObject({ tasks: [], totalSize: 0, nextPageToken: '' });
-    const invalid = await rejection(
-      agent.listTasks({ statusTimestampAfter: 'yesterday' }),
-      InvalidParamsError,
-    );
-    expect(violatedFields(invalid)).toEqual(['statusTimestampAfter']);
+    // A google.protobuf.Timestamp on the gRPC wire cannot hold a string that is no time.
+    if (env.binding !== 'grpc') {
+      const invalid = await rejection(
+        agent.listTasks({ statusTimestampAfter: 'yesterday' }),
+        InvalidParamsError,
+      );
+      expect(violatedFields(invalid)).toEqual(['statusTimestampAfter']);
+    }
   });
 
   it('pages through the tasks with pageSize and opaque tokens, each task exactly once', async () => {

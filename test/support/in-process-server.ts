@@ -16,6 +16,8 @@ import {
   type Logger,
   type TaskRuntime,
 } from '../../src/server.js';
+import { ServerInterceptingCall, type ServerInterceptor } from '@grpc/grpc-js';
+import { createGrpcServer, type A2AGrpcServer } from '../../src/server-grpc.js';
 import { TAG_HEADER, type A2ADriver, type BindingName } from './drivers/a2a-driver.js';
 import { connectDriver } from './drivers/bindings.js';
 import type { DriverConnection } from './drivers/driver-connection.js';
@@ -40,6 +42,11 @@ export interface ServeOptions {
   readonly limits?: CallLimitsOptions;
   /** Options of the node adapter. */
   readonly http?: Partial<Omit<A2ANodeServerOptions, 'agents'>>;
+  /**
+   * Serve gRPC too, on a port of its own (always when the block's binding is gRPC), with the
+   * node adapter's `authenticate`.
+   */
+  readonly grpc?: boolean;
 }
 
 /** A request as the server saw it, found by the tag the test sent (`CallOptions.tag`). */
@@ -54,6 +61,8 @@ export interface ServerSideRequest {
 export interface InProcessServer {
   readonly url: string;
   readonly node: A2ANodeServer;
+  /** The gRPC server, when one is served. */
+  readonly grpc: A2AGrpcServer | undefined;
   /** The driver of the first agent. */
   readonly agent: A2ADriver;
   /** The driver of the agent mounted at `path`. */
@@ -77,25 +86,56 @@ export async function startInProcessServer(
   options: InProcessServerOptions,
 ): Promise<InProcessServer> {
   const { binding, runtime, mounts, logger, streamBufferSize } = options;
-  const node = createNodeServer({
+  const agents = mounts.map((mount) => ({
+    path: mount.path,
+    handler: createRequestHandler({
+      agent: mount.agent,
+      runtime,
+      ...(options.isolate === true
+        ? { agentName: `${mount.agent.card.name}/${crypto.randomUUID()}` }
+        : {}),
+      ...(streamBufferSize === undefined ? {} : { streamBufferSize }),
+      ...(logger === undefined ? {} : { logger }),
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
+    }),
+  }));
+  const tracker = new TaggedRequests();
+  const grpc =
+    binding === 'grpc' || options.grpc === true
+      ? createGrpcServer({
+          agents: agents.map((agent) => ({
+            ...agent,
+            cardInterfaces: () => http.interfacesOf(agent.path),
+          })),
+          ...(logger === undefined ? {} : { logger }),
+          interceptors: [tracker.interceptor],
+          ...(options.http?.authenticate === undefined
+            ? {}
+            : { authenticate: options.http.authenticate }),
+          ...(options.http?.tls === undefined ? {} : { tls: options.http.tls }),
+        })
+      : undefined;
+  const http = createNodeServer({
     ...options.http,
     ...(logger === undefined ? {} : { logger }),
-    agents: mounts.map((mount) => ({
-      path: mount.path,
-      handler: createRequestHandler({
-        agent: mount.agent,
-        runtime,
-        ...(options.isolate === true
-          ? { agentName: `${mount.agent.card.name}/${crypto.randomUUID()}` }
-          : {}),
-        ...(streamBufferSize === undefined ? {} : { streamBufferSize }),
-        ...(logger === undefined ? {} : { logger }),
-        ...(options.limits === undefined ? {} : { limits: options.limits }),
-      }),
-    })),
+    agents: agents.map((agent) =>
+      grpc === undefined ? agent : { ...agent, interfaces: grpc.interfacesOf(agent.path) },
+    ),
   });
+  const node: A2ANodeServer =
+    grpc === undefined
+      ? http
+      : {
+          server: http.server,
+          listen: (listenOptions) => http.listen(listenOptions),
+          interfacesOf: (path) => http.interfacesOf(path),
+          shutdown: async (shutdownOptions) => {
+            await Promise.all([http.shutdown(shutdownOptions), grpc.shutdown(shutdownOptions)]);
+          },
+        };
   options.track(node);
-  const tagged = trackTaggedRequests(node);
+  tracker.watch(node);
+  await grpc?.listen({ port: 0, host: '127.0.0.1' });
   const { url } = await node.listen({ port: 0, host: '127.0.0.1' });
   const drivers = new Map<string, A2ADriver>();
   for (const mount of mounts) {
@@ -109,32 +149,72 @@ export async function startInProcessServer(
     if (driver === undefined) throw new Error(`No agent is mounted at "${path}"`);
     return driver;
   };
-  return { url, node, agent: endpoint(mounts[0]?.path ?? ''), endpoint, request: tagged };
+  return {
+    url,
+    node,
+    grpc,
+    agent: endpoint(mounts[0]?.path ?? ''),
+    endpoint,
+    request: (tag) => tracker.request(tag),
+  };
 }
 
-/** Watches the server's requests for the tag header, to observe their responses' lifecycle. */
-function trackTaggedRequests(node: A2ANodeServer): (tag: string) => Promise<ServerSideRequest> {
-  const seen = new Map<string, Deferred<ServerSideRequest>>();
-  const entry = (tag: string): Deferred<ServerSideRequest> => {
-    let found = seen.get(tag);
+/**
+ * The server's requests marked with the tag header (HTTP) or metadata (gRPC), to observe their
+ * responses' lifecycle. A gRPC call counts as closed once its status is sent or it is cancelled;
+ * it never waits to drain (HTTP/2 flow control is below grpc-js).
+ */
+class TaggedRequests {
+  readonly #seen = new Map<string, Deferred<ServerSideRequest>>();
+
+  #entry(tag: string): Deferred<ServerSideRequest> {
+    let found = this.#seen.get(tag);
     if (found === undefined) {
       found = deferred<ServerSideRequest>();
-      seen.set(tag, found);
+      this.#seen.set(tag, found);
     }
     return found;
-  };
-  node.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const tag = req.headers[TAG_HEADER];
-    if (typeof tag !== 'string') return;
-    let drains = 0;
-    res.on('drain', () => drains++);
-    const closed = new Promise<void>((resolve) => res.once('close', () => resolve()));
-    entry(tag).resolve({
-      closed,
-      get drains() {
-        return drains;
+  }
+
+  request(tag: string): Promise<ServerSideRequest> {
+    return this.#entry(tag).promise;
+  }
+
+  watch(node: A2ANodeServer): void {
+    node.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      const tag = req.headers[TAG_HEADER];
+      if (typeof tag !== 'string') return;
+      let drains = 0;
+      res.on('drain', () => drains++);
+      const closed = new Promise<void>((resolve) => res.once('close', () => resolve()));
+      this.#entry(tag).resolve({
+        closed,
+        get drains() {
+          return drains;
+        },
+      });
+    });
+  }
+
+  readonly interceptor: ServerInterceptor = (_method, call) => {
+    let close: (() => void) | undefined;
+    const closed = new Promise<void>((resolve) => {
+      close = resolve;
+    });
+    return new ServerInterceptingCall(call, {
+      start: (next) =>
+        next({
+          onReceiveMetadata: (metadata, forward) => {
+            const tag = metadata.get(TAG_HEADER)[0];
+            if (typeof tag === 'string') this.#entry(tag).resolve({ closed, drains: 0 });
+            forward(metadata);
+          },
+          onCancel: () => close?.(),
+        }),
+      sendStatus: (status, forward) => {
+        forward(status);
+        close?.();
       },
     });
-  });
-  return (tag) => entry(tag).promise;
+  };
 }

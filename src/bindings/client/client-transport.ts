@@ -129,6 +129,11 @@ export interface ClientTransportContext {
    * For HTTP-based transports; others ignore it.
    */
   readonly send: HttpSend;
+  /**
+   * The URL the agent card was read from: a gRPC interface URL is a bare `host:port`, and the
+   * card's scheme tells whether to use TLS.
+   */
+  readonly cardUrl?: string | undefined;
   /** The longest line or event data to accept in a stream (`ClientOptions.maxEventLength`). */
   readonly maxEventLength: number;
   /** The largest body of a response that is not a stream (`ClientOptions.maxResponseBytes`). */

@@ -12,6 +12,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { AgentInterface } from '../../protocol/generated/types.js';
 import { createHttpCore } from '../http-core.js';
 import type { A2AHandlerOptions } from '../http-options.js';
 import { NodeBridge } from '../node-bridge.js';
@@ -74,6 +75,11 @@ export interface A2ANodeServer {
    * Idempotent: later calls return the same promise.
    */
   shutdown(options?: ShutdownOptions): Promise<void>;
+  /**
+   * The interfaces the card of the agent mounted at `path` lists, under `publicUrl` or else the
+   * URL the server listens at (for a binding served elsewhere, e.g. gRPC's extended cards).
+   */
+  interfacesOf(path: string): AgentInterface[];
 }
 
 const DEFAULT_DEADLINE_MS = 10_000;
@@ -140,6 +146,7 @@ export function createNodeServer(options: A2ANodeServerOptions): A2ANodeServer {
         );
   const scheme = tls === undefined ? 'http' : 'https';
   let shuttingDown: Promise<void> | undefined;
+  let listenUrl = '';
 
   async function shutdown(deadlineMs: number): Promise<void> {
     bridge.drain();
@@ -180,11 +187,8 @@ export function createNodeServer(options: A2ANodeServerOptions): A2ANodeServer {
           const address = server.address() as AddressInfo;
           const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
           const reachable = shown === '0.0.0.0' ? '127.0.0.1' : shown === '[::]' ? '[::1]' : shown;
-          resolve({
-            port: address.port,
-            host: address.address,
-            url: `${scheme}://${reachable}:${address.port}`,
-          });
+          listenUrl = `${scheme}://${reachable}:${address.port}`;
+          resolve({ port: address.port, host: address.address, url: listenUrl });
         });
       });
     },
@@ -192,5 +196,6 @@ export function createNodeServer(options: A2ANodeServerOptions): A2ANodeServer {
       shuttingDown ??= shutdown(shutdownOptions.deadlineMs ?? DEFAULT_DEADLINE_MS);
       return shuttingDown;
     },
+    interfacesOf: (path) => core.interfacesOf(path, listenUrl),
   };
 }

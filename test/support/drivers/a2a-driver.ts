@@ -33,8 +33,8 @@ import type {
   TaskPushNotificationConfig,
 } from '../../../src/index.js';
 
-/** The protocol bindings a driver exists for; `grpc` joins with its driver. */
-export type BindingName = 'jsonrpc' | 'rest';
+/** The protocol bindings a driver exists for. */
+export type BindingName = 'jsonrpc' | 'rest' | 'grpc';
 
 /** The operations answered with a stream of events. */
 export type StreamingOperation = 'SendStreamingMessage' | 'SubscribeToTask';

@@ -4,40 +4,51 @@
  * driver speaks to it.
  */
 
-import type { AgentCard } from '../../../src/index.js';
+import type { AgentCard, AgentInterface } from '../../../src/index.js';
 import type { A2ADriver, BindingName } from './a2a-driver.js';
 import { fetchOf, type DriverConnection } from './driver-connection.js';
+import { GrpcDriver } from './grpc-driver.js';
 import { JsonRpcDriver } from './json-rpc-driver.js';
 import { RestDriver } from './rest-driver.js';
 
-/** The bindings every behaviour test runs over (add `'grpc'` with its driver). */
-export const BINDINGS: readonly BindingName[] = ['jsonrpc', 'rest'];
+/** The bindings every behaviour test runs over. */
+export const BINDINGS: readonly BindingName[] = ['jsonrpc', 'rest', 'grpc'];
 
 /** The `protocolBinding` of each binding in agent cards (spec 5.8). */
 export const PROTOCOL_BINDINGS: Readonly<Record<BindingName, string>> = {
   jsonrpc: 'JSONRPC',
   rest: 'HTTP+JSON',
+  grpc: 'GRPC',
 };
 
 /**
  * The driver of `binding` for the interface at `url`, its calls carrying `connection`'s
- * credentials and TLS.
+ * credentials and TLS. A `tenant` (the interface's, from the card) goes with every request that
+ * names none, as clients do (spec 4.4.6); the HTTP bindings' URLs already hold it.
  */
 export function createDriver(
   binding: BindingName,
   url: string,
   connection: DriverConnection = {},
+  tenant?: string,
 ): A2ADriver {
   switch (binding) {
     case 'jsonrpc':
       return new JsonRpcDriver(url, connection);
     case 'rest':
       return new RestDriver(url, connection);
+    case 'grpc':
+      return new GrpcDriver(url, connection, tenant);
   }
 }
 
 /** The URL of the `binding` interface an agent card lists. */
 export function interfaceUrlOf(card: AgentCard, binding: BindingName): string {
+  return interfaceOf(card, binding).url;
+}
+
+/** The `binding` interface an agent card lists. */
+export function interfaceOf(card: AgentCard, binding: BindingName): AgentInterface {
   const found = card.supportedInterfaces.find(
     (item) => item.protocolBinding === PROTOCOL_BINDINGS[binding],
   );
@@ -47,7 +58,7 @@ export function interfaceUrlOf(card: AgentCard, binding: BindingName): string {
         `(it lists ${card.supportedInterfaces.map((i) => i.protocolBinding).join(', ')})`,
     );
   }
-  return found.url;
+  return found;
 }
 
 /** Reads the public card of the agent at `agentUrl` (its mount point). */
@@ -70,8 +81,8 @@ export async function connectDriver(
   agentUrl: string,
   connection: DriverConnection = {},
 ): Promise<A2ADriver> {
-  const card = await fetchCard(agentUrl, connection);
-  return createDriver(binding, interfaceUrlOf(card, binding), connection);
+  const found = interfaceOf(await fetchCard(agentUrl, connection), binding);
+  return createDriver(binding, found.url, connection, found.tenant);
 }
 
 /** The bindings carried by HTTP, whose refusals have an HTTP status and `WWW-Authenticate`. */

@@ -1,0 +1,286 @@
+/**
+ * The gRPC binding, server half (spec 10): the implementation of `lf.a2a.v1.A2AService` that
+ * grpc-js calls for every method. It only decodes and frames; the call itself is the shared
+ * pipeline (`server/server-call.ts`) over the same request handler as JSON-RPC and HTTP+JSON:
+ * 1. the identity hook (`authenticate`) on the metadata, the peer address and the verified TLS
+ *    client certificate — a refusal is `UNAUTHENTICATED` (or `PERMISSION_DENIED`), with the
+ *    challenges in `www-authenticate` metadata;
+ * 2. `a2a-version` metadata (spec 10.2), with the rule of every binding (`negotiateVersion`);
+ * 3. the request message decoded to ProtoJSON (`grpc-codec.ts`) and validated by `parseRequest`;
+ * 4. the agent the request's `tenant` routes to (`GrpcAgentRouter`), the call opened with
+ *    `a2a-extensions` metadata, the operation invoked; activated extensions are answered in
+ *    `a2a-extensions` response metadata;
+ * 5. errors as the status codes of spec 5.4 with the binary `google.rpc.Status` in
+ *    `grpc-status-details-bin` (`grpc-status.ts`); a limit hit (`LimitExceededError`) is
+ *    `RESOURCE_EXHAUSTED` with `retry-after` metadata.
+ * Streams are written by `GrpcEventStream`; a client that cancels releases the subscription.
+ */
+
+import {
+  Metadata,
+  type sendUnaryData,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+} from '@grpc/grpc-js';
+import {
+  AuthenticationError,
+  authenticateCall,
+  type Authenticator,
+} from '../server/authentication.js';
+import type { CallReport } from '../server/call-report.js';
+import { taskIdOf } from '../server/call-report.js';
+import {
+  invokeOperation,
+  negotiateVersion,
+  openCall,
+  openStream,
+  parseRequest,
+  refusalOf,
+  wireErrorOf,
+  type OpenedCall,
+  type StreamingOperation,
+  type UnaryOperation,
+} from '../server/server-call.js';
+import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
+import type { AgentInterface } from '../../protocol/generated/types.js';
+import type { OperationName, OperationRequest } from '../../protocol/operations.js';
+import { GRPC_BINDING } from '../../protocol/protocol-bindings.js';
+import type { Principal } from '../../runtime/call-context.js';
+import type { Logger } from '../../runtime/logger.js';
+import type { A2ARequestHandler } from '../../runtime/request-handler.js';
+import { GrpcCallSource, MetadataReader } from './grpc-call-source.js';
+import type { GrpcMethod } from './grpc-codec.js';
+import { GrpcEventStream } from './grpc-event-stream.js';
+import { GrpcCode, STATUS_DETAILS_KEY, encodeStatus, statusOfError } from './grpc-status.js';
+
+/** The agent a request is routed to, and the tenant its call context gets. */
+export interface RoutedAgent {
+  readonly handler: A2ARequestHandler;
+  /** The tenant of the call context: the request's, unless it only served to pick the agent. */
+  readonly tenant: string;
+  /** The agent's interfaces, for `GetExtendedAgentCard`. */
+  readonly interfaces: () => AgentInterface[];
+}
+
+/**
+ * Picks the agent of a request by its `tenant` field; `authority` is the call's `:authority`
+ * (the host and port the client reached), for the interfaces of an extended card.
+ *
+ * @throws InvalidParamsError naming `tenant` when no agent is served under it.
+ */
+export type GrpcAgentRouter = (tenant: string, authority: string) => RoutedAgent;
+
+/** What the service implementation is created with. */
+export interface GrpcServiceContext {
+  readonly route: GrpcAgentRouter;
+  readonly authenticate: Authenticator;
+  readonly logger: Logger;
+}
+
+/** A status as grpc-js sends it. */
+interface ServerStatus {
+  readonly code: number;
+  readonly details: string;
+  readonly metadata: Metadata;
+}
+
+/** A call prepared by steps 1-4, ready to invoke. */
+interface PreparedCall<N extends OperationName> {
+  readonly agent: RoutedAgent;
+  readonly opened: OpenedCall;
+  readonly request: OperationRequest<N>;
+}
+
+/** Why a call ended before its operation ran (an authentication refusal). */
+class Refused {
+  constructor(readonly status: ServerStatus) {}
+}
+
+function authenticationStatus(error: AuthenticationError): ServerStatus {
+  const metadata = new Metadata();
+  if (error.challenges.length > 0) metadata.set('www-authenticate', error.challenges.join(', '));
+  return {
+    code: error.status === 401 ? GrpcCode.UNAUTHENTICATED : GrpcCode.PERMISSION_DENIED,
+    details: error.message,
+    metadata,
+  };
+}
+
+function extensionsMetadata(activated: readonly string[]): Metadata | undefined {
+  if (activated.length === 0) return undefined;
+  const metadata = new Metadata();
+  metadata.set(EXTENSIONS_HEADER.toLowerCase(), activated.join(', '));
+  return metadata;
+}
+
+/** The implementation of `lf.a2a.v1.A2AService` for grpc-js, by method. */
+export class GrpcA2AService {
+  readonly #context: GrpcServiceContext;
+
+  constructor(context: GrpcServiceContext) {
+    this.#context = context;
+  }
+
+  /** The status a thrown value is answered with (logged when it is not an A2A error). */
+  statusOf(error: unknown, operation: OperationName): ServerStatus & { readonly reason?: string } {
+    const refusal = refusalOf(error);
+    if (refusal !== undefined) {
+      const metadata = new Metadata();
+      for (const [name, value] of Object.entries(refusal.headers ?? {})) metadata.set(name, value);
+      const encoded = encodeStatus(GrpcCode.RESOURCE_EXHAUSTED, refusal.message, []);
+      metadata.set(STATUS_DETAILS_KEY, Buffer.from(encoded.details));
+      return { code: encoded.code, details: refusal.message, metadata };
+    }
+    const wire = wireErrorOf(error, this.#context.logger, { binding: GRPC_BINDING, operation });
+    const encoded = statusOfError(wire);
+    const metadata = new Metadata();
+    metadata.set(STATUS_DETAILS_KEY, Buffer.from(encoded.details));
+    return {
+      code: encoded.code,
+      details: encoded.message,
+      metadata,
+      ...(wire.reason === undefined ? {} : { reason: wire.reason }),
+    };
+  }
+
+  /** Steps 1-4 of every call. */
+  async #prepare<N extends OperationName>(
+    method: GrpcMethod,
+    call: ServerUnaryCall<Buffer, Buffer> | ServerWritableStream<Buffer, Buffer>,
+  ): Promise<PreparedCall<N> | Refused> {
+    const source = new GrpcCallSource(call);
+    const headers = new MetadataReader(call.metadata);
+    const verdict: Principal | AuthenticationError = await authenticateCall(
+      this.#context.authenticate,
+      { binding: GRPC_BINDING, headers, query: '', peer: source.peer },
+    );
+    if (verdict instanceof AuthenticationError) {
+      this.#context.logger.warn(
+        { binding: GRPC_BINDING, path: method.path, status: verdict.status },
+        'refused a call that did not authenticate',
+      );
+      return new Refused(authenticationStatus(verdict));
+    }
+    const version = negotiateVersion(headers.get('a2a-version'));
+    const request = parseRequest(method.operation as N, method.request.decode(call.request));
+    const tenant = (request as { tenant?: unknown }).tenant;
+    const agent = this.#context.route(typeof tenant === 'string' ? tenant : '', call.getHost());
+    const opened = openCall(
+      agent.handler,
+      {
+        principal: verdict,
+        tenant: agent.tenant,
+        protocolVersion: version.text,
+        extensions: headers.get('a2a-extensions'),
+      },
+      source,
+    );
+    return { agent, opened, request };
+  }
+
+  /** Serves a unary method. */
+  async unary(
+    method: GrpcMethod,
+    call: ServerUnaryCall<Buffer, Buffer>,
+    callback: sendUnaryData<Buffer>,
+  ): Promise<void> {
+    const operation = method.operation as UnaryOperation;
+    const start = performance.now();
+    let request: unknown;
+    try {
+      const prepared = await this.#prepare<UnaryOperation>(method, call);
+      if (prepared instanceof Refused) {
+        callback(prepared.status);
+        this.#log(method, prepared.status.code, { taskId: undefined }, start);
+        return;
+      }
+      request = prepared.request;
+      const result = await invokeOperation(
+        prepared.agent.handler,
+        operation,
+        prepared.opened.call,
+        prepared.request as never,
+        { agentInterfaces: prepared.agent.interfaces },
+      );
+      const metadata = extensionsMetadata(prepared.opened.activatedExtensions);
+      if (metadata !== undefined) call.sendMetadata(metadata);
+      callback(null, Buffer.from(method.response.encode(result)));
+      this.#log(method, GrpcCode.OK, { taskId: taskIdOf(request, result) }, start);
+    } catch (error) {
+      const status = this.statusOf(error, operation);
+      callback(status);
+      this.#log(
+        method,
+        status.code,
+        { taskId: taskIdOf(request, undefined), reason: status.reason },
+        start,
+      );
+    }
+  }
+
+  /** Serves a server-streaming method. */
+  async stream(method: GrpcMethod, call: ServerWritableStream<Buffer, Buffer>): Promise<void> {
+    const operation = method.operation as StreamingOperation;
+    const start = performance.now();
+    let request: unknown;
+    try {
+      const prepared = await this.#prepare<StreamingOperation>(method, call);
+      if (prepared instanceof Refused) {
+        call.emit('error', prepared.status);
+        this.#log(method, prepared.status.code, { taskId: undefined }, start);
+        return;
+      }
+      request = prepared.request;
+      const events = await openStream(
+        prepared.agent.handler,
+        operation,
+        prepared.opened.call,
+        prepared.request as never,
+      );
+      const metadata = extensionsMetadata(prepared.opened.activatedExtensions);
+      if (metadata !== undefined) call.sendMetadata(metadata);
+      const stream = new GrpcEventStream(events, call, this, operation, this.#context.logger);
+      stream.onFinish((code, reason) =>
+        this.#log(method, code, { taskId: taskIdOf(request, stream.firstPayload), reason }, start),
+      );
+      stream.start();
+    } catch (error) {
+      const status = this.statusOf(error, operation);
+      call.emit('error', status);
+      this.#log(
+        method,
+        status.code,
+        { taskId: taskIdOf(request, undefined), reason: status.reason },
+        start,
+      );
+    }
+  }
+
+  #log(
+    method: GrpcMethod,
+    code: number,
+    outcome: { readonly taskId: string | undefined; readonly reason?: string | undefined },
+    start: number,
+  ): void {
+    const report: CallReport = {
+      binding: GRPC_BINDING,
+      operation: method.operation,
+      taskId: outcome.taskId,
+      errorCode: code === GrpcCode.OK ? undefined : code,
+      errorReason: outcome.reason,
+    };
+    const entry: Record<string, unknown> = {
+      method: 'POST',
+      path: method.path,
+      status: code,
+      durationMs: Math.round((performance.now() - start) * 100) / 100,
+      binding: report.binding,
+      operation: report.operation,
+      outcome: report.errorCode === undefined ? 'ok' : 'error',
+    };
+    if (report.taskId !== undefined) entry.taskId = report.taskId;
+    if (report.errorCode !== undefined) entry.errorCode = report.errorCode;
+    if (report.errorReason !== undefined) entry.errorReason = report.errorReason;
+    this.#context.logger.info(entry, 'request');
+  }
+}

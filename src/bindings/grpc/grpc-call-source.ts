@@ -1,0 +1,105 @@
+/**
+ * What the shared pipeline and the identity hook read of one gRPC call, in the shapes every binding
+ * hands them: the metadata as a {@link HeaderReader} (spec 10.2: service parameters and
+ * credentials travel as metadata, keys in lower case), the peer (address, and the client
+ * certificate when the connection is TLS and the certificate was verified), and an abort signal
+ * that fires when the client cancels the call or goes away. Signal and peer are made on first
+ * access only: most calls never read them.
+ */
+
+import type { PeerCertificate as NodePeerCertificate } from 'node:tls';
+import type { Metadata, ServerUnaryCall } from '@grpc/grpc-js';
+
+/** What every kind of server call has (grpc-js does not export its name for it). */
+type ServerSurfaceCall = Omit<ServerUnaryCall<unknown, unknown>, 'request'>;
+import type { HeaderReader, PeerCertificate, PeerIdentity } from '../../protocol/http-exchange.js';
+import type { SignalSource } from '../server/server-call.js';
+
+/** gRPC metadata read like request headers: several values of one key are joined with `, `. */
+export class MetadataReader implements HeaderReader {
+  readonly #metadata: Metadata;
+
+  constructor(metadata: Metadata) {
+    this.#metadata = metadata;
+  }
+
+  get(name: string): string | undefined {
+    // Binary (`-bin`) keys carry no service parameter; reading them as text would mangle them.
+    if (name.endsWith('-bin')) return undefined;
+    const values = this.#metadata.get(name);
+    if (values.length === 0) return undefined;
+    if (values.length === 1) return String(values[0]);
+    return values.map(String).join(', ');
+  }
+}
+
+/** The address part of a grpc-js peer string (`ipv4:127.0.0.1:5000`, `ipv6:[::1]:5000`). */
+function addressOf(peer: string): string | undefined {
+  const bracketed = /^ipv6:\[([^\]]+)\]/.exec(peer);
+  if (bracketed !== null) return bracketed[1];
+  const ipv4 = /^ipv4:([^:]+):/.exec(peer);
+  if (ipv4 !== null) return ipv4[1];
+  const plain = /^([0-9.]+):\d+$/.exec(peer);
+  return plain?.[1];
+}
+
+type Fields = Readonly<Record<string, string | readonly string[]>>;
+
+/** The fields Node reports as set (its type allows `undefined` values). */
+function fieldsOf(value: object | undefined): Fields {
+  const fields: Record<string, string | readonly string[]> = {};
+  for (const [key, field] of Object.entries(value ?? {})) {
+    if (typeof field === 'string' || Array.isArray(field)) fields[key] = field as string[];
+  }
+  return fields;
+}
+
+/**
+ * The verified client certificate of a call: grpc-js reports a peer certificate only when the
+ * TLS handshake verified it against the server's CAs, so an unverified one never reaches the
+ * identity hook.
+ */
+function certificateOf(call: ServerSurfaceCall): PeerCertificate | undefined {
+  const context = call.getAuthContext();
+  const raw: NodePeerCertificate | undefined = context.sslPeerCertificate;
+  if (context.transportSecurityType !== 'ssl' || raw?.fingerprint256 === undefined) {
+    return undefined;
+  }
+  return {
+    subject: fieldsOf(raw.subject),
+    issuer: fieldsOf(raw.issuer),
+    fingerprint256: raw.fingerprint256,
+    serialNumber: raw.serialNumber,
+    validFrom: raw.valid_from,
+    validTo: raw.valid_to,
+  };
+}
+
+/** The signal and peer of one call, made when first read. */
+export class GrpcCallSource implements SignalSource {
+  readonly #call: ServerSurfaceCall;
+  #controller: AbortController | undefined;
+  #peer: PeerIdentity | undefined;
+
+  constructor(call: ServerSurfaceCall) {
+    this.#call = call;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      const controller = new AbortController();
+      this.#controller = controller;
+      if (this.#call.cancelled) controller.abort();
+      else this.#call.once('cancelled', () => controller.abort());
+    }
+    return this.#controller.signal;
+  }
+
+  get peer(): PeerIdentity {
+    this.#peer ??= {
+      address: addressOf(this.#call.getPeer()),
+      certificate: certificateOf(this.#call),
+    };
+    return this.#peer;
+  }
+}
