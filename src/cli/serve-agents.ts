@@ -51,6 +51,8 @@ export const AGENT_OPTIONS = {
   'history-tokens': { type: 'string' },
   'chat-name': { type: 'string' },
   'chat-description': { type: 'string' },
+  peer: { type: 'string', multiple: true },
+  'peer-caller-ref': { type: 'boolean' },
 } as const;
 
 /** The help lines of {@link AGENT_OPTIONS}. */
@@ -68,17 +70,32 @@ export const AGENT_HELP = `The chat agent (--agent chat): an OpenAI-compatible /
   --history-turns <n>     Earlier exchanges of a context sent with each message (default 20, 0: none)
   --history-tokens <n>    About this many tokens of them at most (default 8000); oldest dropped first
   --chat-name <name>      The agent's name on its card (default Chat)
-  --chat-description <t>  The agent's description on its card`;
+  --chat-description <t>  The agent's description on its card
+
+The orchestrator (--agent orchestrator): delegates each request to the peer whose skills fit
+  --peer <url>            A peer agent's base URL or card URL (repeatable)
+  --peer-caller-ref       Tell peers who asks by an opaque reference (a digest of tenant and principal)
+  --model-url, --model    Also given: the model routes requests (the skills' score otherwise)`;
 
 type Values = {
-  readonly [K in keyof typeof AGENT_OPTIONS]?: (typeof AGENT_OPTIONS)[K] extends { type: 'boolean' }
+  readonly [K in keyof typeof AGENT_OPTIONS]?: (typeof AGENT_OPTIONS)[K] extends {
+    type: 'boolean';
+  }
     ? boolean
-    : string;
+    : (typeof AGENT_OPTIONS)[K] extends { multiple: true }
+      ? string[]
+      : string;
 };
 
 /** What the configured agents are served with. */
 export interface ServedAgentSettings {
   readonly chat?: ChatConfig;
+  readonly orchestrator?: {
+    readonly peers: readonly string[];
+    readonly callerReference: boolean;
+    /** The routing model, when `--model-url` is given. */
+    readonly model?: ChatConfig;
+  };
   /** Read from the environment once, never printed. */
   readonly apiKey: string | undefined;
 }
@@ -108,6 +125,34 @@ function parseTemperature(value: string): number {
     throw new UsageFailure(`--temperature must be a number between 0 and 2, got "${value}"`);
   }
   return temperature;
+}
+
+function orchestratorSettingsOf(
+  values: Values,
+  model: ChatConfig | undefined,
+): NonNullable<ServedAgentSettings['orchestrator']> {
+  const peers = values.peer ?? [];
+  if (peers.length === 0) {
+    throw new UsageFailure(
+      '--agent orchestrator needs its peers: --peer http://127.0.0.1:41241/agents/dice (repeatable)',
+    );
+  }
+  for (const peer of peers) {
+    let url: URL | undefined;
+    try {
+      url = new URL(peer);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new UsageFailure(`--peer must be an absolute http(s) URL, got "${peer}"`);
+    }
+  }
+  return {
+    peers: [...new Set(peers)],
+    callerReference: values['peer-caller-ref'] === true,
+    ...(model === undefined ? {} : { model }),
+  };
 }
 
 /** The chat settings of the flags, over those of `--config`. */
@@ -159,16 +204,29 @@ export async function parseServedAgents(
 ): Promise<ServedAgentSettings> {
   const apiKey = process.env[MODEL_API_KEY_ENV];
   const key = apiKey === undefined || apiKey === '' ? undefined : apiKey;
+  const orchestrating = agents.includes('orchestrator');
+  if (!orchestrating && (values.peer !== undefined || values['peer-caller-ref'] === true)) {
+    throw new UsageFailure('--peer and --peer-caller-ref are settings of --agent orchestrator');
+  }
   if (!agents.includes('chat')) {
     const chatOnly = (['config', 'system-prompt', 'chat-name'] as const).find(
       (flag) => values[flag] !== undefined,
     );
     if (chatOnly !== undefined)
       throw new UsageFailure(`--${chatOnly} is a setting of --agent chat`);
-    return { apiKey: key };
   }
   try {
-    return { chat: await chatSettingsOf(values), apiKey: key };
+    const chat = agents.includes('chat') ? await chatSettingsOf(values) : undefined;
+    const routing =
+      orchestrating && values['model-url'] !== undefined
+        ? (chat ?? (await chatSettingsOf(values)))
+        : undefined;
+    const orchestrator = orchestrating ? orchestratorSettingsOf(values, routing) : undefined;
+    return {
+      apiKey: key,
+      ...(chat === undefined ? {} : { chat }),
+      ...(orchestrator === undefined ? {} : { orchestrator }),
+    };
   } catch (error) {
     if (error instanceof UsageFailure) throw error;
     if (error instanceof Error && error.name === 'ConfigurationError') {
@@ -190,7 +248,19 @@ export async function loadServedAgent(
       if (settings.chat === undefined) throw new UsageFailure('--agent chat is not configured');
       return createChatAgent(settings.chat, { apiKey: settings.apiKey });
     }
-    case 'orchestrator':
-      throw new UsageFailure('--agent orchestrator is not available yet');
+    case 'orchestrator': {
+      const { createOrchestratorAgent } =
+        await import('../agents/orchestrator/orchestrator-agent.js');
+      const { chatModelOptions } = await import('../agents/chat/chat-agent.js');
+      const config = settings.orchestrator;
+      if (config === undefined) throw new UsageFailure('--agent orchestrator is not configured');
+      return createOrchestratorAgent({
+        peers: config.peers,
+        callerReference: config.callerReference,
+        ...(config.model === undefined
+          ? {}
+          : { routingModel: chatModelOptions(config.model, settings.apiKey) }),
+      });
+    }
   }
 }
