@@ -164,6 +164,11 @@ export function checkModelUrl(url: string, source: string): string {
       `${source} must not hold credentials; set the API key in TANDEM_MODEL_API_KEY`,
     );
   }
+  if (/(key|token|secret|password)/i.test(parsed.search)) {
+    throw new ConfigurationError(
+      `${source} must not hold credentials in its query; set the API key in TANDEM_MODEL_API_KEY`,
+    );
+  }
   return url.replace(/\/+$/, '');
 }
 

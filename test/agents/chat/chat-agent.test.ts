@@ -79,6 +79,10 @@ beforeAll(async () => {
       mount('/vision', { modelUrl: model.baseUrl, images: true }),
       mount('/down', { modelUrl: refusedUrl }),
     ],
+    authenticate: ({ headers }) =>
+      headers.get('authorization') === 'Bearer bob-token-0123456789'
+        ? { id: 'bob', anonymous: false }
+        : { id: 'anonymous', anonymous: true },
   });
   base = (await node.listen({ port: 0, host: '127.0.0.1' })).url.replace(/\/$/, '');
 });
@@ -232,6 +236,21 @@ describe('the chat agent', () => {
     ]);
     expect(answerOf((await b.send('beta two')) as Task)).toBe('echo: beta two (turns 1)');
     expect(JSON.stringify(model.requests.at(-1)?.body.messages)).not.toContain('alpha');
+  });
+
+  it('never shows one caller’s conversation to another, even given its contextId', async () => {
+    const mine = (await agent('/chat')).conversation();
+    await mine.send('my secret plan');
+    const bob = await createClient(`${base}/chat`, {
+      cardResolver: createCardResolver(),
+      auth: { bearerToken: 'bob-token-0123456789' },
+    });
+    const next = model.requests.length;
+    const theirs = bob.conversation({ contextId: mine.contextId as string });
+    expect(answerOf((await theirs.send('what was the plan?')) as Task)).toBe(
+      'echo: what was the plan? (turns 0)',
+    );
+    expect(JSON.stringify(model.requests[next]?.body.messages)).not.toContain('secret');
   });
 
   it('leaves failed exchanges out of the conversation', async () => {

@@ -44,6 +44,9 @@ describe('chat configuration', () => {
     expect(() => resolveChatConfig({ model: 'm' })).toThrow(/--model-url/);
     expect(() => resolveChatConfig({ modelUrl: 'http://127.0.0.1:1/v1' })).toThrow(/--model NAME/);
     expect(() => resolveChatConfig({ modelUrl: 'ftp://x', model: 'm' })).toThrow(/http or https/);
+    expect(() => resolveChatConfig({ modelUrl: 'http://x/v1?api-key=1', model: 'm' })).toThrow(
+      /query/,
+    );
     expect(() => resolveChatConfig({ modelUrl: 'http://u:p@x/v1', model: 'm' })).toThrow(
       /TANDEM_MODEL_API_KEY/,
     );

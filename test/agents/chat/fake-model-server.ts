@@ -13,6 +13,9 @@
  * - `garbage`: one chunk, then a chunk that is not JSON
  * - `fail-mid`: one chunk, then an error chunk
  *
+ * A routing question (system prompt "You route requests...") is answered with N when the request
+ * holds "#N", and with words without a number otherwise.
+ *
  * Every request is recorded with its headers, body and a promise of its socket's close.
  */
 
@@ -97,6 +100,19 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
   async function answer(body: ModelRequest['body'], req: IncomingMessage, res: ServerResponse) {
     const users = body.messages.filter((m) => m.role === 'user');
     const text = textOf(users[users.length - 1]?.content).trim();
+    const system = textOf(body.messages[0]?.content);
+    if (system.startsWith('You route requests')) {
+      // A routing question: "#N" in the request picks skill N; anything else gets no number.
+      const pick = /Request: .*#(\d+)/.exec(text)?.[1];
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const content = pick ?? 'I cannot tell';
+      res.end(
+        JSON.stringify({
+          choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+        }),
+      );
+      return;
+    }
     const status = /^status (\d{3})$/.exec(text);
     if (status !== null) {
       const key = String(req.headers.authorization ?? '').replace(/^Bearer /, '');

@@ -36,6 +36,7 @@ import {
   type PeerTaskRef,
 } from '../../../src/agents/orchestrator/peer-delegation.js';
 import { pollUntil } from '../../support/sync.js';
+import { startFakeModelServer } from '../chat/fake-model-server.js';
 
 const servers: A2ANodeServer[] = [];
 /** What the peers' server was sent, as its identity hook saw it. */
@@ -306,5 +307,57 @@ describe('the orchestrator’s peers', () => {
     expect(moved.status.state).toBe('TASK_STATE_COMPLETED');
     expect(answerOf(moved)).toMatch(/^Rolled 1d6: [1-6]$/);
     expect(served.fetches()).toBe(2);
+  });
+});
+
+describe('the orchestrator with a routing model', () => {
+  it('lets the model pick the skill, and scores the skills when its answer is unusable', async () => {
+    const model = await startFakeModelServer();
+    try {
+      const client = await orchestrator({
+        peers: [peers.dice, peers.translator],
+        routingModel: {
+          baseUrl: model.baseUrl,
+          model: 'router',
+          apiKey: 'sk-router-key-123456',
+          temperature: undefined,
+          maxTokens: undefined,
+          stream: true,
+          timeoutMs: 5_000,
+        },
+      });
+      // Skill 2 is the translator's, although the words say nothing of translating.
+      const picked = (await client.send('Thank you very much. #2')) as Task;
+      expect(picked.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(answerOf(picked)).toMatch(/\p{Script=Han}/u);
+      const asked = model.requests.at(-1);
+      expect(asked?.headers.authorization).toBe('Bearer sk-router-key-123456');
+      expect(asked?.body.stream).toBe(false);
+      expect(JSON.stringify(asked?.body.messages)).toContain('1. Dice / Roll dice');
+      expect(JSON.stringify(asked?.body.messages)).toContain(
+        '2. Translator / English to Simplified Chinese',
+      );
+      // 0: the model says nothing fits, although the words would have chosen the dice.
+      expect('status' in (await client.send('roll 2d6 #0'))).toBe(false);
+      // No number: the score decides.
+      const scored = (await client.send('roll 2d6')) as Task;
+      expect(answerOf(scored)).toMatch(/^Rolled 2d6: /);
+    } finally {
+      await model.close();
+    }
+    // A model that is gone: the score decides.
+    const client = await orchestrator({
+      peers: [peers.dice],
+      routingModel: {
+        baseUrl: model.baseUrl,
+        model: 'router',
+        apiKey: undefined,
+        temperature: undefined,
+        maxTokens: undefined,
+        stream: true,
+        timeoutMs: 5_000,
+      },
+    });
+    expect(answerOf((await client.send('roll 2d6')) as Task)).toMatch(/^Rolled 2d6: /);
   });
 });
