@@ -208,6 +208,9 @@ export async function parseServedAgents(
   if (!orchestrating && (values.peer !== undefined || values['peer-caller-ref'] === true)) {
     throw new UsageFailure('--peer and --peer-caller-ref are settings of --agent orchestrator');
   }
+  if (!agents.includes('chat') && !orchestrating && values['model-url'] !== undefined) {
+    throw new UsageFailure('--model-url is a setting of --agent chat (or orchestrator, to route)');
+  }
   if (!agents.includes('chat')) {
     const chatOnly = (['config', 'system-prompt', 'chat-name'] as const).find(
       (flag) => values[flag] !== undefined,

@@ -93,5 +93,16 @@ describe('tandem serve --agent orchestrator', () => {
     expect(stray.stderr).toContain(
       '--peer and --peer-caller-ref are settings of --agent orchestrator',
     );
+    const model = await runCli([
+      'serve',
+      '--agent',
+      'dice',
+      '--model-url',
+      'http://x/v1',
+      '--store',
+      'memory',
+    ]);
+    expect(model.code).toBe(2);
+    expect(model.stderr).toContain('--model-url is a setting of --agent chat');
   });
 });

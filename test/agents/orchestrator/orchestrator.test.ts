@@ -16,9 +16,13 @@ import {
   type StreamResponse,
   type Task,
 } from '../../../src/client.js';
+import { join } from 'node:path';
 import {
   createNodeServer,
   createRequestHandler,
+  createTaskRuntime,
+  openTaskStore,
+  parseTaskStoreSpec,
   type A2ANodeServer,
   type AgentDefinition,
   type Authenticator,
@@ -35,6 +39,7 @@ import {
   PEER_TASK_KEY,
   type PeerTaskRef,
 } from '../../../src/agents/orchestrator/peer-delegation.js';
+import { tempDir } from '../../support/stores.js';
 import { pollUntil } from '../../support/sync.js';
 import { startFakeModelServer } from '../chat/fake-model-server.js';
 
@@ -359,5 +364,55 @@ describe('the orchestrator with a routing model', () => {
       },
     });
     expect(answerOf((await client.send('roll 2d6')) as Task)).toMatch(/^Rolled 2d6: /);
+  });
+});
+
+describe('the orchestrator across a restart', () => {
+  it('sends the answer to the peer task it asked for, from the stored question', async () => {
+    const dir = await tempDir();
+    const spec = parseTaskStoreSpec(`sqlite:${join(dir.path, 'orchestrator.db')}`);
+    const start = async () => {
+      const store = await openTaskStore(spec);
+      const runtime = createTaskRuntime({ store });
+      await runtime.start();
+      const agent = createOrchestratorAgent({
+        peers: [peers.dice],
+        cardResolver: createCardResolver(),
+      });
+      const node = createNodeServer({
+        agents: [{ path: '', handler: createRequestHandler({ agent, runtime, agentName: 'o' }) }],
+      });
+      const { url } = await node.listen({ port: 0, host: '127.0.0.1' });
+      const client = await createClient(url, { cardResolver: createCardResolver() });
+      const stop = async () => {
+        await node.shutdown({ deadlineMs: 1_000 });
+        await runtime.close();
+        await store.close();
+      };
+      return { client, stop };
+    };
+    try {
+      const first = await start();
+      const asked = (await first.client.send('roll an apple')) as Task;
+      expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      await first.stop();
+
+      const second = await start();
+      const rolled = (await second.client.send('2d4', {
+        taskId: asked.id,
+        contextId: asked.contextId as string,
+      })) as Task;
+      expect(rolled.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(answerOf(rolled)).toMatch(/^Rolled 2d4: /);
+      const ref = asked.status.message?.parts[0]?.metadata?.[
+        PEER_TASK_KEY
+      ] as unknown as PeerTaskRef;
+      const diceClient = await createClient(peers.dice, { cardResolver: createCardResolver() });
+      const peerTask = await diceClient.getTask({ id: ref.taskId });
+      expect(peerTask.status.state).toBe('TASK_STATE_COMPLETED');
+      await second.stop();
+    } finally {
+      await dir.remove();
+    }
   });
 });
