@@ -24,6 +24,7 @@ import {
   HttpStatusError,
   NoCompatibleInterfaceError,
   ProtocolViolationError,
+  TaskNotCancelableError,
   UnsupportedOperationError,
   isA2AError,
   type A2AClient,
@@ -221,17 +222,27 @@ class PeerRelay {
     return { message };
   }
 
-  /** Cancels the peer's task (once): the orchestrator's own was canceled. */
+  /**
+   * Cancels the peer's task (once). A peer task that ended meanwhile needs no cancel; any other
+   * failure rejects the promise, which the step awaits before it ends, so that it reaches the
+   * log (the orchestrator's task is CANCELED or FAILED already: its client learns nothing more).
+   */
   #cancelPeer(): Promise<void> {
     const client = this.#client;
     const taskId = this.#taskId;
     if (client === undefined || taskId === undefined) return Promise.resolve();
-    // The orchestrator's task is CANCELED whatever the peer says: a peer that cannot cancel
-    // (already finished, unreachable) changes nothing the caller could be told about.
-    this.#canceling ??= client.cancelTask({ id: taskId }, { timeoutMs: 10_000 }).then(
-      () => undefined,
-      () => undefined,
-    );
+    if (this.#canceling === undefined) {
+      const canceling = client.cancelTask({ id: taskId }, { timeoutMs: 10_000 }).then(
+        () => undefined,
+        (error: unknown) => {
+          if (error instanceof TaskNotCancelableError) return;
+          throw error;
+        },
+      );
+      // Started from an abort listener: awaited later, where the step ends, not here.
+      canceling.catch(() => undefined);
+      this.#canceling = canceling;
+    }
     return this.#canceling;
   }
 
@@ -281,12 +292,19 @@ class PeerRelay {
         await ctx.inputRequired(this.#question(parts));
         return true;
       }
-      case 'TASK_STATE_AUTH_REQUIRED':
-        await this.#cancelPeer();
+      case 'TASK_STATE_AUTH_REQUIRED': {
+        // Nothing will answer the peer's request for authorization: its task goes first, and a
+        // failure to cancel it is rethrown (for the log) once the step has failed.
+        const canceled = await this.#cancelPeer().then(
+          () => undefined,
+          (error: unknown) => ({ error }),
+        );
         await ctx.fail(
           `${this.#name} asks for authorization, which the orchestrator does not pass on${text === '' ? '' : `: ${text}`}`,
         );
+        if (canceled !== undefined) throw canceled.error;
         return true;
+      }
       case 'TASK_STATE_COMPLETED':
         await ctx.complete(
           parts === undefined || parts.length === 0 ? undefined : parts.map(forwardPart),

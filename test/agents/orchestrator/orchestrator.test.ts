@@ -17,7 +17,9 @@ import {
   type Task,
 } from '../../../src/client.js';
 import { join } from 'node:path';
+import { InvalidParamsError } from '../../../src/index.js';
 import {
+  defineAgent,
   createNodeServer,
   createRequestHandler,
   createTaskRuntime,
@@ -414,5 +416,82 @@ describe('the orchestrator across a restart', () => {
     } finally {
       await dir.remove();
     }
+  });
+});
+
+describe('the orchestrator relaying how a peer ends', () => {
+  const gatekeeper = defineAgent({
+    card: {
+      name: 'Gatekeeper',
+      description: 'Ends its tasks as told',
+      skills: [
+        { id: 'gate', name: 'Gatekeeper', description: 'Ends as told', tags: ['gatekeeper'] },
+      ],
+    },
+    async execute(ctx) {
+      const command = ctx.text.replace(/^gatekeeper /, '');
+      if (command === 'refuse') throw new InvalidParamsError('message.parts[0]: not today');
+      if (command === 'reply') return ctx.reply('a direct answer');
+      if (command === 'progress') {
+        await ctx.working('halfway there');
+        await ctx.artifact('the result', { name: 'result' });
+        return ctx.complete('all done');
+      }
+      await ctx.working();
+      if (command === 'fail') return ctx.fail('no way');
+      if (command === 'reject') return ctx.reject('not mine to do');
+      if (command === 'auth') return ctx.authRequired('sign in first');
+    },
+  });
+  let client: A2AClient;
+  let peerClient: A2AClient;
+
+  beforeAll(async () => {
+    const { url } = await serve({ gatekeeper });
+    client = await orchestrator({ peers: [`${url}/agents/gatekeeper`] });
+    peerClient = await createClient(`${url}/agents/gatekeeper`, {
+      cardResolver: createCardResolver(),
+    });
+  });
+
+  it.each([
+    ['fail', 'TASK_STATE_FAILED', 'Gatekeeper failed: no way'],
+    ['reject', 'TASK_STATE_REJECTED', 'Gatekeeper declined: not mine to do'],
+    ['refuse', 'TASK_STATE_FAILED', 'Gatekeeper refused the request: message.parts[0]: not today'],
+    [
+      'auth',
+      'TASK_STATE_FAILED',
+      'Gatekeeper asks for authorization, which the orchestrator does not pass on: sign in first',
+    ],
+  ])('gatekeeper %s: %s with the reason', async (command, state, reason) => {
+    const task = (await client.send(`gatekeeper ${command}`)) as Task;
+    expect(task.status.state).toBe(state);
+    expect(textOf(task.status.message)).toBe(reason);
+  });
+
+  it('cancels a peer task that waits for authorization it will not get', async () => {
+    await client.send('gatekeeper auth');
+    const listed = await peerClient.listTasks({ pageSize: 1 });
+    expect(listed.tasks[0]?.status.state).toBe('TASK_STATE_CANCELED');
+  });
+
+  it('relays progress messages, the result and the final message; a direct answer as an artifact', async () => {
+    const events = await collect(
+      client.sendStreamingMessage({ message: { parts: [{ text: 'gatekeeper progress' }] } }),
+    );
+    const statuses = events.flatMap((e) =>
+      e.statusUpdate === undefined
+        ? []
+        : [[e.statusUpdate.status.state, textOf(e.statusUpdate.status.message)]],
+    );
+    expect(statuses).toContainEqual(['TASK_STATE_WORKING', 'halfway there']);
+    expect(statuses.at(-1)).toEqual(['TASK_STATE_COMPLETED', 'all done']);
+    expect(events.find((e) => e.artifactUpdate !== undefined)?.artifactUpdate?.artifact.name).toBe(
+      'result',
+    );
+
+    const replied = (await client.send('gatekeeper reply')) as Task;
+    expect(replied.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(answerOf(replied)).toBe('a direct answer');
   });
 });
