@@ -5,7 +5,7 @@
  */
 
 import { parseArgs } from 'node:util';
-import { demoAgentNames, isDemoAgentName, loadDemoAgent } from '../agents/index.js';
+import { demoAgentNames } from '../agents/index.js';
 import {
   createCardSigner,
   createLogger,
@@ -31,6 +31,14 @@ import {
   parseExtendedCards,
   withExtendedCard,
 } from './serve-extended-card.js';
+import {
+  AGENT_HELP,
+  AGENT_OPTIONS,
+  isServedAgentName,
+  loadServedAgent,
+  parseServedAgents,
+  servedAgentNames,
+} from './serve-agents.js';
 
 const HELP = `Usage: tandem serve [options]
 
@@ -55,6 +63,8 @@ ${SECURITY_HELP}
 ${EXTENDED_CARD_HELP}
 
 ${GRPC_HELP}
+
+${AGENT_HELP}
 
 ${LIMIT_HELP}
 
@@ -85,6 +95,7 @@ function parseServeArgs(args: string[]) {
       ...EXTENDED_CARD_OPTIONS,
       ...LIMIT_OPTIONS,
       ...GRPC_OPTIONS,
+      ...AGENT_OPTIONS,
     },
     strict: true,
     allowPositionals: false,
@@ -95,8 +106,8 @@ function parseServeArgs(args: string[]) {
   }
   const agents: readonly string[] = values.agent ?? demoAgentNames;
   for (const name of agents) {
-    if (!isDemoAgentName(name)) {
-      throw new UsageFailure(`Unknown agent "${name}"; available: ${demoAgentNames.join(', ')}`);
+    if (!isServedAgentName(name)) {
+      throw new UsageFailure(`Unknown agent "${name}"; available: ${servedAgentNames.join(', ')}`);
     }
   }
   const logLevel = values['log-level'] ?? envOr('TANDEM_LOG_LEVEL', 'info');
@@ -115,7 +126,8 @@ function parseServeArgs(args: string[]) {
     port,
     host: values.host ?? envOr('TANDEM_HOST', '127.0.0.1'),
     publicUrl: publicUrl === '' ? undefined : publicUrl,
-    agents: [...new Set(agents)].filter(isDemoAgentName),
+    agents: [...new Set(agents)].filter(isServedAgentName),
+    agentFlags: values,
     store: parseTaskStoreSpec(values.store ?? envOr('TANDEM_STORE', 'sqlite:./tandem.db')),
     logLevel: logLevel as LogLevel,
     retentionMs:
@@ -129,14 +141,16 @@ function parseServeArgs(args: string[]) {
 /** Runs the command; resolves with the exit code once the server has stopped. */
 export async function run(args: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseServeArgs>;
+  let agentSettings: Awaited<ReturnType<typeof parseServedAgents>> | undefined;
   try {
     parsed = parseServeArgs(args);
+    if (!parsed.help) agentSettings = await parseServedAgents(parsed.agentFlags, parsed.agents);
   } catch (error) {
     console.error(`tandem serve: ${error instanceof Error ? error.message : String(error)}`);
     console.error('Run `tandem serve --help` for the options.');
     return ExitCode.Usage;
   }
-  if (parsed.help) {
+  if (parsed.help || agentSettings === undefined) {
     console.log(HELP);
     return ExitCode.Success;
   }
@@ -167,7 +181,11 @@ export async function run(args: string[]): Promise<number> {
     options.agents.map(async (name) => ({
       path: single ? '' : `/agents/${name}`,
       handler: createRequestHandler({
-        agent: withExtendedCard(await loadDemoAgent(name), name, options.extendedCards),
+        agent: withExtendedCard(
+          await loadServedAgent(name, agentSettings),
+          name,
+          options.extendedCards,
+        ),
         runtime,
         agentName: name,
         ...(options.limits === undefined ? {} : { limits: options.limits }),

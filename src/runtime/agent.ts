@@ -182,6 +182,10 @@ export interface AgentContext {
  * Runs one execution: a new message, or the next message of an interrupted task. Returning
  * without ending or interrupting the task completes it; a thrown error fails it with a safe
  * message (the error itself goes to the log, never to the client).
+ *
+ * An A2A error (`ContentTypeNotSupportedError`, `InvalidParamsError`...) thrown by a new message's
+ * execution before its first task change or reply refuses the message instead: the call is
+ * answered with that error, as the runtime's own checks are, and no task is created.
  */
 export type AgentExecute = (ctx: AgentContext) => Promise<void> | void;
 

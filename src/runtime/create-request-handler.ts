@@ -189,6 +189,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     this.#start(execution);
     const outcome = await execution.outcome;
     if (outcome.kind === 'message') return { message: outcome.message };
+    if (outcome.kind === 'refused') throw outcome.error;
     const historyLength = request.configuration?.historyLength;
     if (request.configuration?.returnImmediately !== true) {
       // Settles on a terminal or interrupted state once it is stored, also one written by
@@ -224,6 +225,10 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     if (outcome.kind === 'message') {
       await stream.return();
       return singleEvent(streamEvent(undefined, { message: outcome.message }));
+    }
+    if (outcome.kind === 'refused') {
+      await stream.return();
+      throw outcome.error;
     }
     if (outcome.task === undefined && !resumed) {
       await stream.return();

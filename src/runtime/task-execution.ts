@@ -12,6 +12,7 @@
  */
 
 import type { Artifact, Message, Task, TaskState } from '../protocol/generated/types.js';
+import { isA2AError, type A2AError } from '../protocol/errors.js';
 import type { Struct } from '../protocol/json.js';
 import { UsageError, asError } from '../protocol/local-errors.js';
 import {
@@ -32,7 +33,9 @@ import type { ChangeBuilder, WriteOutcome } from './task-writer.js';
 /** How an execution first answered: a direct message, or a task. */
 export type ExecutionOutcome =
   | { readonly kind: 'message'; readonly message: Message }
-  | { readonly kind: 'task'; readonly task: Task | undefined };
+  | { readonly kind: 'task'; readonly task: Task | undefined }
+  /** The agent refused the message with an A2A error before any task change: no task exists. */
+  | { readonly kind: 'refused'; readonly error: A2AError };
 
 /** Everything an execution needs to start. */
 export interface TaskExecutionInit {
@@ -122,6 +125,7 @@ export class TaskExecution {
         await this.#settle('TASK_STATE_COMPLETED', undefined);
       }
     } catch (error) {
+      if (this.#refusedBeforeTask(error)) return;
       if (error instanceof TaskContentLimitError) {
         logger.warn({ taskId: this.taskId, limit: error.limit }, 'a task reached a content limit');
       } else logger.error({ err: error, taskId: this.taskId }, 'agent execution failed');
@@ -134,6 +138,18 @@ export class TaskExecution {
       // An execution that never answered (a failing store) must not leave waiters hanging.
       this.#resolveOutcome({ kind: 'task', task: undefined });
     }
+  }
+
+  /**
+   * An A2A error thrown before the first task change of a new message (and before any reply)
+   * refuses the message: the call is answered with it, as the runtime's own checks are, and no
+   * task is created.
+   */
+  #refusedBeforeTask(error: unknown): boolean {
+    if (!isA2AError(error)) return false;
+    if (this.#replied || this.#creating !== undefined || this.init.task !== undefined) return false;
+    this.#resolveOutcome({ kind: 'refused', error });
+    return true;
   }
 
   async #failAfterError(reason: string): Promise<void> {

@@ -1,0 +1,77 @@
+/**
+ * The chat agent: any OpenAI-compatible `/chat/completions` endpoint as an A2A agent. Each A2A
+ * context is its own conversation (its history is the context's earlier tasks, see
+ * `chat-history.ts`), each message its own task, answered by one artifact `answer` whose chunks
+ * are the model's tokens as they come. CancelTask aborts the model request at once; a model that
+ * fails fails the task with a reason that names no key and no URL.
+ */
+
+import { defineAgent, type AgentDefinition } from '../../server.js';
+import { completeChat, type ChatModelOptions } from './chat-completions.js';
+import { IMAGE_MEDIA_TYPES, type ChatConfig } from './chat-config.js';
+import { conversationOf } from './chat-history.js';
+import { userContentOf } from './chat-input.js';
+import { ModelError } from './model-error.js';
+
+/** What the chat agent needs besides its configuration. */
+export interface ChatAgentOptions {
+  /** Sent as `Authorization: Bearer`; read by `tandem serve` from `TANDEM_MODEL_API_KEY`. */
+  readonly apiKey?: string | undefined;
+}
+
+/** The media types the chat agent accepts, as its card declares them. */
+export function chatInputModes(config: Pick<ChatConfig, 'images'>): string[] {
+  return config.images ? ['text/plain', ...IMAGE_MEDIA_TYPES] : ['text/plain'];
+}
+
+/** The model request settings of a configuration. */
+export function chatModelOptions(config: ChatConfig, apiKey: string | undefined): ChatModelOptions {
+  return {
+    baseUrl: config.modelUrl,
+    model: config.model,
+    apiKey: apiKey === '' ? undefined : apiKey,
+    temperature: config.temperature,
+    maxTokens: config.maxTokens,
+    stream: config.stream,
+    timeoutMs: config.timeoutMs,
+  };
+}
+
+/** Creates the chat agent of a configuration. */
+export function createChatAgent(
+  config: ChatConfig,
+  options: ChatAgentOptions = {},
+): AgentDefinition {
+  const model = chatModelOptions(config, options.apiKey);
+  return defineAgent({
+    card: {
+      name: config.name,
+      description: config.description,
+      version: '1.0.0',
+      defaultInputModes: chatInputModes(config),
+      defaultOutputModes: ['text/plain'],
+      capabilities: { streaming: true },
+      skills: config.skills,
+    },
+    async execute(ctx) {
+      // Refuses what the model cannot read before a task exists (the call gets the error).
+      const current = userContentOf(ctx.message.parts, config.images);
+      const messages = await conversationOf(ctx, config, current);
+      await ctx.working();
+      const out = ctx.artifactStream({ name: 'answer' });
+      try {
+        for await (const piece of completeChat(model, messages, ctx.signal)) {
+          await out.append(piece);
+        }
+      } catch (error) {
+        // Canceled: the task is CANCELED already, and anything written now would be dropped.
+        if (ctx.signal.aborted) return;
+        if (!(error instanceof ModelError)) throw error;
+        // What the model said before it failed stays readable, marked complete as it is.
+        await out.end();
+        return ctx.fail(error.message);
+      }
+      await out.end();
+    },
+  });
+}

@@ -1,0 +1,111 @@
+/**
+ * The orchestrator agent: it does nothing itself, and hands each request to the peer agent whose
+ * skills fit it (`skill-routing.ts`, or a chat model when one is configured), relaying that
+ * peer's work as its own (`peer-delegation.ts`). A request that no peer fits is answered with a
+ * direct message listing the skills that exist. A task whose peer asked a question waits for the
+ * caller's answer, which goes back to the same peer task.
+ */
+
+import { createHash } from 'node:crypto';
+import type { Struct } from '../../index.js';
+import { defineAgent, type AgentContext, type AgentDefinition } from '../../server.js';
+import type { ChatModelOptions } from '../chat/chat-completions.js';
+import { routeByModel } from './model-routing.js';
+import { delegate, pendingPeerTask } from './peer-delegation.js';
+import { PeerDirectory, type PeerDirectoryOptions } from './peer-directory.js';
+import { describeSkills, routeByScore, type Route } from './skill-routing.js';
+
+/** Where a peer finds the caller's reference, when {@link OrchestratorConfig.callerReference}. */
+export const CALLER_REFERENCE_KEY = 'tandem.orchestrator/caller';
+
+/** The orchestrator's settings. */
+export interface OrchestratorConfig extends PeerDirectoryOptions {
+  /** The peers' base URLs (or card URLs), in order of preference on a tie. */
+  readonly peers: readonly string[];
+  /** A chat model that routes requests; without one, skills are scored. */
+  readonly routingModel?: ChatModelOptions;
+  /**
+   * Pass the peer a reference to the caller — a digest of its tenant and principal, the same
+   * for every request of the caller and telling nothing else — in the message metadata
+   * ({@link CALLER_REFERENCE_KEY}). Off by default: peers learn nothing of the caller.
+   */
+  readonly callerReference?: boolean;
+  readonly name?: string;
+  readonly description?: string;
+}
+
+function callerMetadata(ctx: AgentContext): Struct {
+  const { principal, tenant } = ctx.caller;
+  const digest = createHash('sha256').update(`${tenant}\u0000${principal.id}`).digest('hex');
+  return { [CALLER_REFERENCE_KEY]: digest.slice(0, 32) };
+}
+
+/** Creates an orchestrator of the given peers. */
+export function createOrchestratorAgent(config: OrchestratorConfig): AgentDefinition {
+  const directory = new PeerDirectory(config.peers, config);
+  const route = async (ctx: AgentContext, peers: Parameters<typeof routeByScore>[1]) => {
+    if (config.routingModel !== undefined) {
+      const chosen = await routeByModel(config.routingModel, ctx.text, peers, ctx.signal);
+      if (chosen !== undefined) return chosen ?? undefined;
+    }
+    return routeByScore(ctx.text, peers);
+  };
+  return defineAgent({
+    card: {
+      name: config.name ?? 'Orchestrator',
+      description:
+        config.description ??
+        'Hands each request to the agent whose skills fit it, and relays its answer: streamed ' +
+          'output, its questions (answer them here), its result. Ask for something no agent ' +
+          'does to hear which skills exist.',
+      version: '1.0.0',
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['text/plain', 'application/json'],
+      capabilities: { streaming: true },
+      skills: [
+        {
+          id: 'delegate',
+          name: 'Delegate to a peer agent',
+          description:
+            'Routes the request by the skills on the peers’ agent cards (tags, examples, names) ' +
+            'and relays the chosen peer’s work.',
+          tags: ['orchestrator', 'delegation', 'routing'],
+          examples: ['roll 2d6', 'Translate "Good morning" to Chinese'],
+        },
+      ],
+    },
+    async execute(ctx) {
+      const metadata = config.callerReference === true ? callerMetadata(ctx) : undefined;
+      const pending = pendingPeerTask(ctx.task);
+      if (pending !== undefined) {
+        const url = directory.urlOf(pending.peer);
+        if (url === undefined) {
+          return ctx.fail('The agent this task was waiting on is no longer one I delegate to');
+        }
+        const peer = await directory.peer(url, ctx.signal);
+        if (!('card' in peer)) return ctx.fail(`The agent this task waits on: ${peer.reason}`);
+        return delegate({
+          ctx,
+          directory,
+          peer,
+          continuing: pending,
+          ...(metadata === undefined ? {} : { metadata }),
+        });
+      }
+      const { peers, unreachable } = await directory.read(ctx.signal);
+      const chosen: Route | undefined = await route(ctx, peers);
+      if (chosen === undefined) {
+        const skills = describeSkills(peers, unreachable.length);
+        // A continued task cannot be answered by a direct message.
+        return ctx.task === undefined ? ctx.reply(skills) : ctx.complete(skills);
+      }
+      await ctx.working(`Asking ${chosen.peer.card.name} (${chosen.skill.name}).`);
+      return delegate({
+        ctx,
+        directory,
+        peer: chosen.peer,
+        ...(metadata === undefined ? {} : { metadata }),
+      });
+    },
+  });
+}
