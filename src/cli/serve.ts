@@ -30,6 +30,7 @@ import {
   parseExtendedCards,
   withExtendedCard,
 } from './serve-extended-card.js';
+import { COMPAT_HELP, COMPAT_OPTIONS, parseServeCompat } from './serve-compat.js';
 
 const HELP = `Usage: tandem serve [options]
 
@@ -53,6 +54,8 @@ ${SECURITY_HELP}
 ${EXTENDED_CARD_HELP}
 
 ${LIMIT_HELP}
+
+${COMPAT_HELP}
 
 With one agent its card is at /.well-known/agent-card.json; with several, each agent lives
 under /agents/<name>/ and the first one's card is also served at the root.`;
@@ -80,6 +83,7 @@ function parseServeArgs(args: string[]) {
       ...SECURITY_OPTIONS,
       ...EXTENDED_CARD_OPTIONS,
       ...LIMIT_OPTIONS,
+      ...COMPAT_OPTIONS,
     },
     strict: true,
     allowPositionals: false,
@@ -106,6 +110,7 @@ function parseServeArgs(args: string[]) {
     security: parseServeSecurity(values),
     extendedCards: parseExtendedCards(values['extended-card'], agents),
     limits: parseServeLimits(values),
+    compat: parseServeCompat(values),
     port,
     host: values.host ?? envOr('TANDEM_HOST', '127.0.0.1'),
     publicUrl: publicUrl === '' ? undefined : publicUrl,
@@ -172,6 +177,7 @@ export async function run(args: string[]): Promise<number> {
     agents: mounts,
     logger,
     heartbeatMs: options.heartbeatMs,
+    ...(options.compat === undefined ? {} : { compat: options.compat }),
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     ...(security.authentication === undefined ? {} : { authenticate: security.authentication }),
     ...(security.tls === undefined ? {} : { tls: security.tls }),
