@@ -29,10 +29,10 @@ import type {
   StreamReport,
 } from '../server/server-binding.js';
 import { readVersionParameter } from '../server/server-call.js';
-import { isObject } from './untranslatable.js';
-import { isV03Interface } from './v03-card.js';
+import { isObject } from './translate/untranslatable.js';
+import { isV03Interface } from './translate/v03-card.js';
 import { serveV03Call, v03ErrorBody, type V03Outcome } from './v03-jsonrpc-server.js';
-import { isV03Method, V03_VERSION } from './v03-types.js';
+import { isV03Method, V03_VERSION } from './translate/v03-types.js';
 
 const JSON_MEDIA_TYPES = new Set(['application/json', 'application/a2a+json']);
 const decoder = new TextDecoder();

@@ -38,12 +38,12 @@ import {
 } from '../server/server-call.js';
 import type { HttpRefusal } from '../server/server-binding.js';
 import { SseEventStream, type SseFraming } from '../server/sse-event-stream.js';
-import { UntranslatableError } from './untranslatable.js';
-import { errorToV03, invalidParamsOf } from './v03-errors.js';
-import { OPERATION_OF, requestFromV03 } from './v03-requests.js';
-import { resultToV03 } from './v03-results.js';
-import { streamEventToV03 } from './v03-task.js';
-import { V03_METHODS, V03_VERSION, isV03Method } from './v03-types.js';
+import { UntranslatableError } from './translate/untranslatable.js';
+import { errorToV03, invalidParamsOf } from './translate/v03-errors.js';
+import { OPERATION_OF, requestFromV03 } from './translate/v03-requests.js';
+import { resultToV03 } from './translate/v03-results.js';
+import { streamEventToV03 } from './translate/v03-task.js';
+import { V03_METHODS, V03_VERSION, isV03Method } from './translate/v03-types.js';
 
 /** One 0.3 call, framed: its method and params, and what the transport knows. */
 export interface V03Call {

@@ -5,7 +5,7 @@
  */
 
 import type { ServerCompat } from '../server/server-compat.js';
-import { cardWithV03Fields } from './v03-card.js';
+import { cardWithV03Fields } from './translate/v03-card.js';
 import { withV03JsonRpc } from './v03-jsonrpc-door.js';
 
 /** The legacy well-known path of 0.2/0.3 cards. */

@@ -12,22 +12,25 @@ import { describe, expect, it } from 'vitest';
 import { parseMessage } from '../../../src/protocol/validation.js';
 import type { MessageTypes, Part, StreamResponse } from '../../../src/protocol/generated/types.js';
 import { TaskNotFoundError, VersionNotSupportedError } from '../../../src/protocol/errors.js';
-import { Issues, UntranslatableError } from '../../../src/bindings/v0_3/untranslatable.js';
+import {
+  Issues,
+  UntranslatableError,
+} from '../../../src/bindings/v0_3/translate/untranslatable.js';
 import {
   partFromV03,
   partToV03,
   messageFromV03,
   messageToV03,
-} from '../../../src/bindings/v0_3/v03-message.js';
+} from '../../../src/bindings/v0_3/translate/v03-message.js';
 import {
   streamEventFromV03,
   streamEventToV03,
   taskFromV03,
   taskToV03,
-} from '../../../src/bindings/v0_3/v03-task.js';
-import { requestFromV03, requestToV03 } from '../../../src/bindings/v0_3/v03-requests.js';
-import { cardFromV03, cardWithV03Fields } from '../../../src/bindings/v0_3/v03-card.js';
-import { errorFromV03, errorToV03 } from '../../../src/bindings/v0_3/v03-errors.js';
+} from '../../../src/bindings/v0_3/translate/v03-task.js';
+import { requestFromV03, requestToV03 } from '../../../src/bindings/v0_3/translate/v03-requests.js';
+import { cardFromV03, cardWithV03Fields } from '../../../src/bindings/v0_3/translate/v03-card.js';
+import { errorFromV03, errorToV03 } from '../../../src/bindings/v0_3/translate/v03-errors.js';
 
 const DIR = fileURLToPath(new URL('../../fixtures/v0.3/', import.meta.url));
 

@@ -14,8 +14,8 @@
  * has no 1.0 field and is left out (it promised nothing a 1.0 client could use).
  */
 
-import type { AgentCard, AgentInterface, AgentSkill } from '../../protocol/generated/types.js';
-import { parseProtocolVersion } from '../../protocol/version.js';
+import type { AgentCard, AgentInterface, AgentSkill } from '../../../protocol/generated/types.js';
+import { parseProtocolVersion } from '../../../protocol/version.js';
 import { isObject, translate, type Issues } from './untranslatable.js';
 import { defined, readString, typeName } from './v03-fields.js';
 import { schemeFromV03, schemeToV03, securityFromV03, securityToV03 } from './v03-security.js';

@@ -10,8 +10,8 @@ import type {
   SendMessageResponse,
   Task,
   TaskPushNotificationConfig,
-} from '../../protocol/generated/types.js';
-import type { OperationName } from '../../protocol/operations.js';
+} from '../../../protocol/generated/types.js';
+import type { OperationName } from '../../../protocol/operations.js';
 import { isObject, translate } from './untranslatable.js';
 import { cardFromV03, cardWithV03Fields, isV03Card } from './v03-card.js';
 import { typeName } from './v03-fields.js';

@@ -4,7 +4,7 @@
  * field at once (see `untranslatable.ts`).
  */
 
-import type { JsonValue, Struct } from '../../protocol/json.js';
+import type { JsonValue, Struct } from '../../../protocol/json.js';
 import { isObject, type Issues } from './untranslatable.js';
 
 /** A string field; `undefined` when absent (a problem when `required`). */

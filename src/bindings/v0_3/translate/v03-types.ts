@@ -4,7 +4,7 @@
  * this folder sees them; everything behind it works on the 1.0 model.
  */
 
-import type { JsonValue, Struct } from '../../protocol/json.js';
+import type { JsonValue, Struct } from '../../../protocol/json.js';
 
 /** 0.3 `TaskState`: lower-case kebab values. */
 export type V03TaskState =

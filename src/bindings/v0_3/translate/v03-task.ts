@@ -15,8 +15,8 @@ import type {
   Task,
   TaskState,
   TaskStatus,
-} from '../../protocol/generated/types.js';
-import { isFinalOrInterruptedState } from '../../protocol/task-state.js';
+} from '../../../protocol/generated/types.js';
+import { isFinalOrInterruptedState } from '../../../protocol/task-state.js';
 import { isObject, UntranslatableError, type Issues } from './untranslatable.js';
 import {
   defined,

@@ -11,9 +11,9 @@ import {
   fromJsonRpcError,
   toJsonRpcError,
   type JsonRpcErrorObject,
-} from '../../protocol/error-serialization.js';
-import { InvalidParamsError, type A2AError } from '../../protocol/errors.js';
-import type { JsonValue } from '../../protocol/json.js';
+} from '../../../protocol/error-serialization.js';
+import { InvalidParamsError, type A2AError } from '../../../protocol/errors.js';
+import type { JsonValue } from '../../../protocol/json.js';
 import type { UntranslatableError } from './untranslatable.js';
 
 /** The `@type` of a 0.3 `data` value that is not a list of `google.rpc` details. */

@@ -8,8 +8,8 @@
  * - roles `user` / `agent` ↔ `ROLE_USER` / `ROLE_AGENT`.
  */
 
-import type { Struct } from '../../protocol/json.js';
-import type { Message, Part, Role } from '../../protocol/generated/types.js';
+import type { Struct } from '../../../protocol/json.js';
+import type { Message, Part, Role } from '../../../protocol/generated/types.js';
 import { isObject, UntranslatableError, type Issues } from './untranslatable.js';
 import {
   defined,

@@ -6,8 +6,8 @@
  * (the client sent it), the client `ProtocolViolationError` (the agent sent it).
  */
 
-import type { FieldViolation } from '../../protocol/error-details.js';
-import { LocalError } from '../../protocol/local-errors.js';
+import type { FieldViolation } from '../../../protocol/error-details.js';
+import { LocalError } from '../../../protocol/local-errors.js';
 
 /** A value that has no translation between A2A 0.3 and 1.0; `violations` name every field. */
 export class UntranslatableError extends LocalError {

@@ -13,8 +13,8 @@ import type {
   SendMessageConfiguration,
   SendMessageRequest,
   TaskPushNotificationConfig,
-} from '../../protocol/generated/types.js';
-import type { OperationName, OperationRequest } from '../../protocol/operations.js';
+} from '../../../protocol/generated/types.js';
+import type { OperationName, OperationRequest } from '../../../protocol/operations.js';
 import { isObject, translate, type Issues } from './untranslatable.js';
 import {
   defined,

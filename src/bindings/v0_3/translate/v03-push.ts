@@ -6,7 +6,7 @@
  * 0.3 `get` without `pushNotificationConfigId` finds it.
  */
 
-import type { TaskPushNotificationConfig } from '../../protocol/generated/types.js';
+import type { TaskPushNotificationConfig } from '../../../protocol/generated/types.js';
 import { isObject, type Issues } from './untranslatable.js';
 import { defined, join, readObject, readString, readStrings, typeName } from './v03-fields.js';
 import type { V03PushNotificationConfig, V03TaskPushNotificationConfig } from './v03-types.js';

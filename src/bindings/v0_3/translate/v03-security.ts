@@ -10,12 +10,12 @@
  * clientCredentials, deviceCode, password, implicit in 1.0, which holds one.
  */
 
-import type { JsonValue } from '../../protocol/json.js';
+import type { JsonValue } from '../../../protocol/json.js';
 import type {
   OAuthFlows,
   SecurityRequirement,
   SecurityScheme,
-} from '../../protocol/generated/types.js';
+} from '../../../protocol/generated/types.js';
 import { isObject, type Issues } from './untranslatable.js';
 import { defined, join, readString, typeName } from './v03-fields.js';
 import type { V03Security, V03SecurityScheme } from './v03-types.js';
