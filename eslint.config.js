@@ -23,8 +23,15 @@ const layers = {
   cli: ['runtime', 'stores', 'bindings', 'http', 'client', 'protocol', 'security'],
 };
 
-/** The client halves of the bindings: the client contract, and each binding's `*-client-*` files. */
-const clientHalves = ['src/bindings/client/**/*.ts', 'src/bindings/**/*-client-*.ts'];
+/**
+ * The client halves of the bindings: the client contract, each binding's `*-client-*` files, and
+ * the 0.3 translators, which both halves share and which depend on protocol only.
+ */
+const clientHalves = [
+  'src/bindings/client/**/*.ts',
+  'src/bindings/**/*-client-*.ts',
+  'src/bindings/v0_3/translate/**/*.ts',
+];
 const grpcWireCodec = [
   'src/bindings/grpc/grpc-codec.ts',
   'src/bindings/grpc/grpc-status.ts',

@@ -109,6 +109,8 @@ export type {
   StreamReport,
 } from './bindings/server/server-binding.js';
 export type { CallReport } from './bindings/server/call-report.js';
+export type { ServerCompat } from './bindings/server/server-compat.js';
+export { COMPAT_VERSIONS, LEGACY_CARD_PATH, compatV03 } from './bindings/v0_3/v03-server-compat.js';
 export { AuthenticationError, anonymousAuthenticator } from './bindings/server/authentication.js';
 export type {
   AuthenticationRequest,

@@ -39,6 +39,7 @@ import {
   parseServedAgents,
   servedAgentNames,
 } from './serve-agents.js';
+import { COMPAT_HELP, COMPAT_OPTIONS, parseServeCompat } from './serve-compat.js';
 
 const HELP = `Usage: tandem serve [options]
 
@@ -68,6 +69,8 @@ ${AGENT_HELP}
 
 ${LIMIT_HELP}
 
+${COMPAT_HELP}
+
 With one agent its card is at /.well-known/agent-card.json; with several, each agent lives
 under /agents/<name>/ and the first one's card is also served at the root.`;
 
@@ -96,6 +99,7 @@ function parseServeArgs(args: string[]) {
       ...LIMIT_OPTIONS,
       ...GRPC_OPTIONS,
       ...AGENT_OPTIONS,
+      ...COMPAT_OPTIONS,
     },
     strict: true,
     allowPositionals: false,
@@ -123,6 +127,7 @@ function parseServeArgs(args: string[]) {
     extendedCards: parseExtendedCards(values['extended-card'], agents),
     limits: parseServeLimits(values),
     grpcPort: parseGrpcPort(values),
+    compat: parseServeCompat(values),
     port,
     host: values.host ?? envOr('TANDEM_HOST', '127.0.0.1'),
     publicUrl: publicUrl === '' ? undefined : publicUrl,
@@ -205,6 +210,7 @@ export async function run(args: string[]): Promise<number> {
     agents: grpc?.mounts ?? mounts,
     logger,
     heartbeatMs: options.heartbeatMs,
+    ...(options.compat === undefined ? {} : { compat: options.compat }),
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     ...(security.authentication === undefined ? {} : { authenticate: security.authentication }),
     ...(security.tls === undefined ? {} : { tls: security.tls }),

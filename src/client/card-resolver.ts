@@ -3,7 +3,9 @@
  * that an application can scope cards (per tenant, per test) while clients created without one
  * share a module-level resolver. The card is validated as an A2A 1.0 `AgentCard`, and a card that
  * is not one is refused with every problem listed: a card is the contract of everything that
- * follows, so it is checked once, here.
+ * follows, so it is checked once, here. An A2A 0.3 card (no `supportedInterfaces`, a 0.x
+ * `protocolVersion`) is first read into the 1.0 shape by the 0.3 translation layer, loaded only
+ * then; a base URL whose `agent-card.json` is not found is tried at the legacy `agent.json`.
  */
 
 import type { AgentCard } from '../protocol/generated/types.js';
@@ -27,6 +29,43 @@ import { resolveRetryPolicy, withRetry, type RetryOptions } from './retry-policy
 
 /** The path of the well-known card below an agent's base URL (spec 8.2, 14.3). */
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
+
+/** Where A2A 0.2 and some 0.3 agents serve their card instead. */
+const LEGACY_AGENT_CARD_PATH = '/.well-known/agent.json';
+
+/** Whether a card (JSON) is an A2A 0.x card: no `supportedInterfaces`, a `0.` protocol version. */
+function looksLegacy(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const card = value as { supportedInterfaces?: unknown; protocolVersion?: unknown; url?: unknown };
+  return (
+    card.supportedInterfaces === undefined &&
+    typeof card.protocolVersion === 'string' &&
+    card.protocolVersion.trim().startsWith('0.') &&
+    typeof card.url === 'string'
+  );
+}
+
+/**
+ * Reads a card: a 1.0 card as it is, a 0.3 card translated to the 1.0 shape first, then
+ * validated either way.
+ *
+ * @throws AgentCardError listing every problem.
+ */
+export async function readAgentCard(value: unknown, url: string): Promise<AgentCard> {
+  if (!looksLegacy(value)) return parseAgentCard(value, url);
+  const { cardFromV03, UntranslatableError } =
+    await import('../bindings/v0_3/translate/v03-client-card.js');
+  let translated: unknown;
+  try {
+    translated = cardFromV03(value as Record<string, unknown>);
+  } catch (error) {
+    if (!(error instanceof UntranslatableError)) throw error;
+    throw new AgentCardError(`The A2A 0.3 agent card at ${url} cannot be read: ${error.message}`, [
+      ...error.violations,
+    ]);
+  }
+  return parseAgentCard(translated, url, value);
+}
 
 /** A card and where it came from (the base of relative interface URLs). */
 export interface ResolvedAgentCard {
@@ -115,16 +154,16 @@ export function agentCardUrl(url: string): string {
  *
  * @throws AgentCardError listing every violation.
  */
-export function parseAgentCard(value: unknown, url: string): AgentCard {
+export function parseAgentCard(value: unknown, url: string, original: unknown = value): AgentCard {
   const parsed = parseMessage('AgentCard', value);
   if (parsed.success) return parsed.value;
   const legacy =
-    typeof value === 'object' && value !== null
-      ? (value as { protocolVersion?: unknown }).protocolVersion
+    typeof original === 'object' && original !== null
+      ? (original as { protocolVersion?: unknown }).protocolVersion
       : undefined;
   const hint =
     typeof legacy === 'string'
-      ? `; it looks like an A2A ${legacy} card, and this client speaks A2A ${CURRENT_PROTOCOL_VERSION}`
+      ? `; it looks like an A2A ${legacy} card, read as this client reads 0.3 cards (docs/compat-0.3.md)`
       : '';
   throw new AgentCardError(
     `The agent card at ${url} is not a valid A2A ${CURRENT_PROTOCOL_VERSION} card ` +
@@ -181,7 +220,7 @@ export function createCardResolver(options: CardResolverOptions = {}): CardResol
       } catch (error) {
         throw new AgentCardError(`The agent card at ${url} is not JSON`, [], { cause: error });
       }
-      const card = parseAgentCard(value, url);
+      const card = await readAgentCard(value, url);
       const etag = response.headers.get('etag') ?? undefined;
       wire.fetched = { card, etag, headers: response.headers, received };
       return { stream: false, message: card, headers: response.headers };
@@ -202,7 +241,7 @@ export function createCardResolver(options: CardResolverOptions = {}): CardResol
     const card = ((await chain(cardCall)) as AgentCardCallResult).message;
     // A card an interceptor answered by itself is checked like any other, and not cached.
     const fetched = wire.fetched;
-    if (fetched === undefined || fetched.card !== card) return parseAgentCard(card, url);
+    if (fetched === undefined || fetched.card !== card) return readAgentCard(card, url);
     const freshness = cardFreshness(fetched.headers, fetched.received, defaultLifetime);
     if (freshness.store)
       cache.set(url, { card, etag: fetched.etag, expiresAt: freshness.expiresAt });
@@ -219,12 +258,26 @@ export function createCardResolver(options: CardResolverOptions = {}): CardResol
       const send = createHttpSend(call.fetch);
       try {
         const policy = resolveRetryPolicy(call.retry);
-        const card = await withRetry(
-          () => fetchCard(url, call, send, scope.signal),
-          policy,
-          scope.signal,
-        );
-        return { card, url };
+        const fetchFrom = (from: string) =>
+          withRetry(() => fetchCard(from, call, send, scope.signal), policy, scope.signal);
+        try {
+          return { card: await fetchFrom(url), url };
+        } catch (error) {
+          // 0.2 and early 0.3 agents serve their card at the legacy path only.
+          const legacy = legacyCardUrl(url);
+          if (legacy === undefined || !(error instanceof HttpStatusError) || error.status !== 404) {
+            throw error;
+          }
+          const cachedLegacy = cache.get(legacy);
+          if (cachedLegacy !== undefined && now() < cachedLegacy.expiresAt) {
+            return { card: cachedLegacy.card, url: legacy };
+          }
+          try {
+            return { card: await fetchFrom(legacy), url: legacy };
+          } catch {
+            throw error;
+          }
+        }
       } catch (error) {
         if (scope.callerAborted || error instanceof AgentCardError) throw error;
         const reason = error instanceof Error ? error.message : String(error);
@@ -247,6 +300,14 @@ export function createCardResolver(options: CardResolverOptions = {}): CardResol
 }
 
 const NO_MESSAGE: Readonly<Record<string, never>> = Object.freeze({});
+
+/** The legacy card URL to try when `url` is at the well-known path and was not found. */
+function legacyCardUrl(url: string): string | undefined {
+  const parsed = new URL(url);
+  if (!parsed.pathname.endsWith(AGENT_CARD_PATH)) return undefined;
+  parsed.pathname = parsed.pathname.slice(0, -AGENT_CARD_PATH.length) + LEGACY_AGENT_CARD_PATH;
+  return parsed.toString();
+}
 
 /** The resolver of clients created without one. */
 export const sharedCardResolver: CardResolver = createCardResolver();

@@ -16,7 +16,7 @@ import type { ClientTransport } from '../bindings/client/client-transport.js';
 import { createHttpSend } from '../bindings/client/http-send.js';
 import { maxResponseBytesOf } from '../bindings/client/transport-http.js';
 import type { A2AClient, ClientOptions } from './a2a-client.js';
-import { agentCardUrl, parseAgentCard, sharedCardResolver } from './card-resolver.js';
+import { agentCardUrl, readAgentCard, sharedCardResolver } from './card-resolver.js';
 import { verifyAgentCard } from './card-verification.js';
 import { applyAuth } from './client-auth.js';
 import { ClientCore } from './client-core.js';
@@ -101,7 +101,7 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
     };
     card = (await resolver.resolve(cardUrl, resolveOptions)).card;
   } else {
-    card = parseAgentCard(options.card, cardUrl);
+    card = await readAgentCard(options.card, cardUrl);
   }
   if (options.verifyCard !== undefined) await verifyAgentCard(card, options.verifyCard, cardUrl);
 

@@ -1,10 +1,11 @@
 /**
  * Choosing the interface to talk to (spec 8.3.2): the caller's bindings in order of preference
- * decide first, then the card's own order (its first entry is its preferred one). Only interfaces
- * at protocol version 1.0 qualify (`1.0.x` too: a patch part does not affect compatibility, spec
- * 3.6), and only bindings this client has a transport for. A relative interface URL is resolved
- * against the card URL. When nothing fits, the error lists what the card offers and what the
- * caller accepts.
+ * decide first, then the card's own order (its first entry is its preferred one). Interfaces at
+ * protocol version 1.0 qualify (`1.0.x` too: a patch part does not affect compatibility, spec
+ * 3.6), for bindings this client has a transport for; only when none does, an interface at 0.3
+ * for which the client has a 0.3 transport (`legacy-transports.ts`, translating at the edge). A
+ * relative interface URL is resolved against the card URL. When nothing fits, the error lists
+ * what the card offers and what the caller accepts.
  */
 
 import type { AgentCard, AgentInterface } from '../protocol/generated/types.js';
@@ -13,6 +14,7 @@ import { GRPC_BINDING } from '../protocol/protocol-bindings.js';
 import { CURRENT_PROTOCOL_VERSION, parseProtocolVersion } from '../protocol/version.js';
 import type { ClientTransportFactory } from '../bindings/client/client-transport.js';
 import { AgentCardError, NoCompatibleInterfaceError } from './client-errors.js';
+import { LEGACY_PROTOCOL_VERSION, LEGACY_TRANSPORTS } from './legacy-transports.js';
 import type { TransportRegistry } from './transport-registry.js';
 
 /** A protocol binding name as written in `AgentInterface.protocolBinding`. */
@@ -27,9 +29,9 @@ export interface SelectedInterface {
   readonly factory: ClientTransportFactory;
 }
 
-function speaksCurrentVersion(agentInterface: AgentInterface): boolean {
+function speaks(agentInterface: AgentInterface, wanted: string): boolean {
   const version = parseProtocolVersion(agentInterface.protocolVersion);
-  return version !== undefined && version.text === CURRENT_PROTOCOL_VERSION;
+  return version !== undefined && version.text === wanted;
 }
 
 function sameBinding(a: string, b: string): boolean {
@@ -76,7 +78,7 @@ export function selectInterface(
   const unimplemented = new Set<string>();
   for (const binding of bindings) {
     const candidate = card.supportedInterfaces.find(
-      (i) => sameBinding(i.protocolBinding, binding) && speaksCurrentVersion(i),
+      (i) => sameBinding(i.protocolBinding, binding) && speaks(i, CURRENT_PROTOCOL_VERSION),
     );
     if (candidate === undefined) continue;
     const factory = transports.get(binding.toUpperCase());
@@ -86,6 +88,14 @@ export function selectInterface(
     }
     return { agentInterface: { ...candidate, url: absoluteUrl(candidate, cardUrl) }, factory };
   }
+  for (const binding of bindings) {
+    const candidate = card.supportedInterfaces.find(
+      (i) => sameBinding(i.protocolBinding, binding) && speaks(i, LEGACY_PROTOCOL_VERSION),
+    );
+    const factory = LEGACY_TRANSPORTS.get(binding.toUpperCase());
+    if (candidate === undefined || factory === undefined) continue;
+    return { agentInterface: { ...candidate, url: absoluteUrl(candidate, cardUrl) }, factory };
+  }
   const offered = card.supportedInterfaces.map(describeInterface).join('; ') || 'no interfaces';
   const missing =
     unimplemented.size > 0
@@ -93,6 +103,7 @@ export function selectInterface(
       : '';
   throw new NoCompatibleInterfaceError(
     `No interface of the agent card at ${cardUrl} fits: the card offers ${offered}; this client ` +
-      `accepts ${bindings.join(', ')} at protocol version ${CURRENT_PROTOCOL_VERSION}.${missing}`,
+      `accepts ${bindings.join(', ')} at protocol version ${CURRENT_PROTOCOL_VERSION} ` +
+      `(JSONRPC at ${LEGACY_PROTOCOL_VERSION} too).${missing}`,
   );
 }

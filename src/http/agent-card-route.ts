@@ -88,6 +88,7 @@ export class AgentCardCache {
   readonly #interfaces: (baseUrl: string) => AgentInterface[];
   readonly #security: CardSecurity | undefined;
   readonly #signer: CardSignerLike | undefined;
+  readonly #present: ((card: AgentCard) => AgentCard) | undefined;
   readonly #cards = new Map<string, Promise<ServedCard>>();
   readonly #lastModifiedSeconds = Math.floor(Date.now() / 1000);
 
@@ -97,6 +98,7 @@ export class AgentCardCache {
    * @param interfaces the agent's interfaces under a base URL, the preferred first.
    * @param security what the server enforces, declared over the agent's own declaration.
    * @param signer signs each card once, when it is first built.
+   * @param present the card as served, from the signed one (a compat layer's added fields).
    * @throws ConfigurationError when the handler's card is not a valid AgentCard.
    */
   constructor(
@@ -105,8 +107,10 @@ export class AgentCardCache {
     interfaces: (baseUrl: string) => AgentInterface[],
     security?: CardSecurity,
     signer?: CardSignerLike,
+    present?: (card: AgentCard) => AgentCard,
   ) {
     this.#signer = signer;
+    this.#present = present;
     this.#handler = handler;
     this.#agentPath = agentPath;
     this.#interfaces = interfaces;
@@ -156,6 +160,8 @@ export class AgentCardCache {
       const signature = await this.#signer.sign(card);
       card = { ...card, signatures: [...(card.signatures ?? []), signature] };
     }
+    // What a compat layer adds is not signed: a 1.0 verifier checks the 1.0 card it parses.
+    if (this.#present !== undefined) card = this.#present(card);
     const json = JSON.stringify(card);
     const lastModifiedSeconds = this.#lastModifiedSeconds;
     return {

@@ -25,6 +25,7 @@
 import { AuthenticationError, authenticateCall } from '../bindings/server/authentication.js';
 import type { CallReport } from '../bindings/server/call-report.js';
 import type {
+  BindingContext,
   BindingRoute,
   HttpRefusal,
   ServerBinding,
@@ -127,7 +128,8 @@ function allowOf(methods: readonly string[], target: Target | undefined): string
 /** Creates the core. @throws ConfigurationError for invalid options or an invalid agent card. */
 export function createHttpCore(options: A2AHandlerOptions): HttpCore {
   const resolved = resolveHttpOptions(options);
-  const { logger, publicUrl, maxBodyBytes, cardMaxAgeSeconds, authenticate } = resolved;
+  const { logger, publicUrl, maxBodyBytes, cardMaxAgeSeconds, authenticate, compat } = resolved;
+  const cardPaths = [CARD_PATH, ...(compat?.cardPaths ?? [])];
   const cors: CorsPolicy = createCorsPolicy(resolved.corsOrigins);
   const requestLog = new RequestLog(logger);
   const cacheControl = `public, max-age=${cardMaxAgeSeconds}`;
@@ -136,20 +138,21 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
   const agents: AgentEntry[] = resolved.agents.map((mount) => {
     // The bindings are created before the card that lists them, and read it only per request.
     const holder: { cards?: AgentCardCache } = {};
-    const bindings = mount.bindings.map((factory) =>
-      factory({
-        handler: mount.handler,
-        logger,
-        maxBodyBytes,
-        agentInterfaces: (request) => holder.cards?.interfaces(baseUrlOf(request, publicUrl)) ?? [],
-      }),
-    );
+    const context: BindingContext = {
+      handler: mount.handler,
+      logger,
+      maxBodyBytes,
+      agentInterfaces: (request) => holder.cards?.interfaces(baseUrlOf(request, publicUrl)) ?? [],
+    };
+    const created = mount.bindings.map((factory) => factory({ ...context }));
+    const bindings = compat === undefined ? created : compat.mount(created, context);
     const cards = new AgentCardCache(
       mount.handler,
       mount.path,
       interfacesOf(mount, bindings, resolved.preferredBinding),
       resolved.authentication,
       resolved.cardSigner,
+      compat?.present,
     );
     holder.cards = cards;
     return { mount, bindings, cards };
@@ -167,13 +170,16 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
         });
       }
     }
-    router.add('GET', agent.mount.path + CARD_PATH, { kind: 'card', agent });
+    for (const path of cardPaths)
+      router.add('GET', agent.mount.path + path, { kind: 'card', agent });
   }
   const first = agents[0];
   if (agents.length > 1 && first !== undefined) {
     router.add('GET', '/', { kind: 'index' });
-    if (router.lookup('GET', CARD_PATH).kind === 'not-found') {
-      router.add('GET', CARD_PATH, { kind: 'card', agent: first });
+    for (const path of cardPaths) {
+      if (router.lookup('GET', path).kind === 'not-found') {
+        router.add('GET', path, { kind: 'card', agent: first });
+      }
     }
   }
 

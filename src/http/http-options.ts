@@ -12,6 +12,7 @@ import {
   type ServerAuthentication,
 } from '../bindings/server/authentication.js';
 import type { ServerBindingFactory } from '../bindings/server/server-binding.js';
+import type { ServerCompat } from '../bindings/server/server-compat.js';
 import type { AgentCard, AgentCardSignature, AgentInterface } from '../protocol/generated/types.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
 import { integerOption } from '../protocol/integer-option.js';
@@ -101,6 +102,11 @@ export interface A2AHandlerOptions {
   readonly cardMaxAgeSeconds?: number | undefined;
   /** Origins allowed to call the agents from a browser. Default `'*'`. */
   readonly corsOrigins?: CorsOrigins | undefined;
+  /**
+   * Serves clients of an older protocol version too, e.g. `compatV03()` for A2A 0.3 (see
+   * docs/compat-0.3.md). Default: 1.0 only.
+   */
+  readonly compat?: ServerCompat | undefined;
 }
 
 /** Options with defaults applied and values checked. */
@@ -117,6 +123,7 @@ export interface ResolvedHttpOptions {
   readonly logger: Logger;
   readonly cardMaxAgeSeconds: number;
   readonly corsOrigins: CorsOrigins;
+  readonly compat: ServerCompat | undefined;
 }
 
 /** An agent mount with normalized paths. */
@@ -250,5 +257,6 @@ export function resolveHttpOptions(options: A2AHandlerOptions): ResolvedHttpOpti
       'seconds',
     ),
     corsOrigins,
+    compat: options.compat,
   };
 }

@@ -1,0 +1,261 @@
+/**
+ * The server half of JSON-RPC 0.3: a request whose method is a 0.3 name, already parsed and
+ * framed by the JSON-RPC door, is translated to its 1.0 operation and run through the same call
+ * pipeline as a 1.0 request (`server-call.ts`: validation, call context, extensions, the operation
+ * table, error mapping), and its result or stream is translated back. The version check is the
+ * door's: it sends only requests at 0.3 (empty or `0.3` `A2A-Version`) here.
+ *
+ * Params that cannot be translated are `InvalidParamsError` naming the 0.3 fields; a result that
+ * cannot be written in 0.3 (a task without a context id) is logged and answered `InternalError`:
+ * it is the server's fault, not the client's.
+ */
+
+import {
+  InvalidRequestError,
+  InternalError,
+  MethodNotFoundError,
+  type A2AError,
+} from '../../protocol/errors.js';
+import type { AgentInterface, StreamResponse } from '../../protocol/generated/types.js';
+import type { HeaderReader, PeerIdentity } from '../../protocol/http-exchange.js';
+import type { OperationName } from '../../protocol/operations.js';
+import { JSONRPC_BINDING } from '../../protocol/protocol-bindings.js';
+import { encodeSseEvent } from '../../protocol/sse-encoder.js';
+import type { Principal } from '../../runtime/call-context.js';
+import type { Logger } from '../../runtime/logger.js';
+import type { A2ARequestHandler } from '../../runtime/request-handler.js';
+import { taskIdOf } from '../server/call-report.js';
+import { parseLastEventId } from '../server/last-event-id.js';
+import {
+  invokeOperation,
+  isStreaming,
+  openCall,
+  openStream,
+  parseRequest,
+  refusalOf,
+  wireErrorOf,
+  type UnaryOperation,
+} from '../server/server-call.js';
+import type { HttpRefusal } from '../server/server-binding.js';
+import { SseEventStream, type SseFraming } from '../server/sse-event-stream.js';
+import { UntranslatableError } from './translate/untranslatable.js';
+import { errorToV03, invalidParamsOf } from './translate/v03-errors.js';
+import { OPERATION_OF, requestFromV03 } from './translate/v03-requests.js';
+import { resultToV03 } from './translate/v03-results.js';
+import { streamEventToV03 } from './translate/v03-task.js';
+import { V03_METHODS, V03_VERSION, isV03Method } from './translate/v03-types.js';
+
+/** One 0.3 call, framed: its method and params, and what the transport knows. */
+export interface V03Call {
+  readonly method: string;
+  readonly params: unknown;
+  /** The request id as the JSON token to echo. */
+  readonly idToken: string;
+  /** No `id` member: execute, answer nothing. */
+  readonly notification: boolean;
+  readonly headers: HeaderReader;
+  readonly principal: Principal;
+  readonly signal: AbortSignal;
+  readonly peer?: PeerIdentity | undefined;
+  /** The tenant of the 0.3 interface (0.3 requests carry none). */
+  readonly tenant: string;
+  readonly agentInterfaces: () => AgentInterface[];
+}
+
+/** What the door writes back: a body, nothing, or a stream; with what the log reads. */
+export type V03Reply =
+  | { readonly kind: 'body'; readonly body: string; readonly refusal?: HttpRefusal | undefined }
+  | { readonly kind: 'empty' }
+  | { readonly kind: 'stream'; readonly stream: SseEventStream };
+
+export interface V03Outcome {
+  readonly reply: V03Reply;
+  readonly operation: OperationName | undefined;
+  readonly taskId: string | undefined;
+  readonly error: A2AError | undefined;
+}
+
+function envelope(idToken: string, member: 'result' | 'error', json: string): string {
+  return '{"jsonrpc":"2.0","id":' + idToken + ',"' + member + '":' + json + '}';
+}
+
+/** A 0.3 JSON-RPC error response. */
+export function v03ErrorBody(idToken: string, error: A2AError): string {
+  return envelope(idToken, 'error', JSON.stringify(errorToV03(error)));
+}
+
+/** Frames each 1.0 event as a 0.3 JSON-RPC response whose result is the 0.3 event. */
+class V03Framing implements SseFraming {
+  readonly binding = JSONRPC_BINDING;
+  readonly #idToken: string;
+  readonly #logger: Logger;
+
+  constructor(idToken: string, logger: Logger) {
+    this.#idToken = idToken;
+    this.#logger = logger;
+  }
+
+  eventData(json: string): string {
+    let result: string;
+    try {
+      result = JSON.stringify(streamEventToV03(JSON.parse(json) as StreamResponse));
+    } catch (error) {
+      // A 1.0 event 0.3 cannot express; the client gets an error event instead of a bad one.
+      this.#logger.error({ err: error }, 'a stream event could not be written in A2A 0.3');
+      return 'data: ' + v03ErrorBody(this.#idToken, new InternalError());
+    }
+    return 'data: ' + envelope(this.#idToken, 'result', result);
+  }
+
+  errorFrame(error: A2AError): string {
+    return encodeSseEvent({ data: v03ErrorBody(this.#idToken, error) });
+  }
+
+  errorCodeOf(error: A2AError): number {
+    return error.code;
+  }
+}
+
+function methodNotFound(method: string): MethodNotFoundError {
+  return new MethodNotFoundError(
+    `Method ${JSON.stringify(method).slice(0, 80)} is not an A2A ${V03_VERSION} method; ` +
+      `they are ${V03_METHODS.join(', ')}`,
+  );
+}
+
+/**
+ * Answers one 0.3 call; never rejects.
+ *
+ * @param handler the agent's 1.0 request handler.
+ */
+export async function serveV03Call(
+  handler: A2ARequestHandler,
+  call: V03Call,
+  logger: Logger,
+): Promise<V03Outcome> {
+  const method = call.method;
+  if (!isV03Method(method)) return failed(call, methodNotFound(method), undefined, undefined);
+  const operation = OPERATION_OF[method];
+  let request: unknown;
+  try {
+    let translated: unknown;
+    try {
+      translated = requestFromV03(method, call.params, call.tenant);
+    } catch (error) {
+      if (error instanceof UntranslatableError) throw invalidParamsOf(error);
+      throw error;
+    }
+    request = parseRequest(operation, translated, 'params');
+    const opened = openCall(
+      handler,
+      {
+        principal: call.principal,
+        tenant: call.tenant,
+        protocolVersion: V03_VERSION,
+        extensions: call.headers.get('x-a2a-extensions') ?? call.headers.get('a2a-extensions'),
+        afterSeq:
+          operation === 'SubscribeToTask'
+            ? parseLastEventId(call.headers.get('last-event-id'))
+            : undefined,
+      },
+      call,
+    );
+    if (isStreaming(operation)) {
+      const events = await openStream(handler, operation, opened.call, request as never);
+      const stream = new SseEventStream(
+        events,
+        new V03Framing(call.idToken, logger),
+        logger,
+        operation,
+      );
+      if (call.notification) {
+        stream.stop();
+        return {
+          reply: { kind: 'empty' },
+          operation,
+          taskId: taskIdOf(request, undefined),
+          error: undefined,
+        };
+      }
+      return {
+        reply: { kind: 'stream', stream },
+        operation,
+        taskId: taskIdOf(request, undefined),
+        error: undefined,
+      };
+    }
+    const result = await listAll(handler, operation, opened.call, request, call);
+    const taskId = taskIdOf(request, result);
+    if (call.notification) return { reply: { kind: 'empty' }, operation, taskId, error: undefined };
+    let json: string;
+    try {
+      json = JSON.stringify(resultToV03(operation, result));
+    } catch (error) {
+      logger.error({ err: error, operation }, 'a result could not be written in A2A 0.3');
+      throw new InternalError();
+    }
+    return {
+      reply: { kind: 'body', body: envelope(call.idToken, 'result', json) },
+      operation,
+      taskId,
+      error: undefined,
+    };
+  } catch (error) {
+    const refusal = refusalOf(error);
+    if (refusal !== undefined) {
+      const limited = new InvalidRequestError(refusal.message);
+      const outcome = failed(call, limited, operation, request);
+      return outcome.reply.kind === 'body'
+        ? { ...outcome, reply: { ...outcome.reply, refusal } }
+        : outcome;
+    }
+    const wire = wireErrorOf(error, logger, { binding: JSONRPC_BINDING, operation });
+    return failed(call, wire, operation, request);
+  }
+}
+
+/**
+ * Invokes a unary operation; `ListTaskPushNotificationConfigs` reads every page, since the 0.3
+ * method answers the whole list.
+ */
+async function listAll(
+  handler: A2ARequestHandler,
+  operation: UnaryOperation,
+  context: Parameters<typeof invokeOperation>[2],
+  request: unknown,
+  call: V03Call,
+): Promise<unknown> {
+  const environment = { agentInterfaces: call.agentInterfaces };
+  if (operation !== 'ListTaskPushNotificationConfigs') {
+    return invokeOperation(handler, operation, context, request as never, environment);
+  }
+  const configs: unknown[] = [];
+  let pageToken: string | undefined;
+  for (let page = 0; page < 1000; page++) {
+    const pageRequest = pageToken === undefined ? request : { ...(request as object), pageToken };
+    const result = (await invokeOperation(handler, operation, context, pageRequest as never)) as {
+      configs?: unknown[];
+      nextPageToken?: string;
+    };
+    configs.push(...(result.configs ?? []));
+    pageToken = result.nextPageToken;
+    if (pageToken === undefined || pageToken === '') break;
+  }
+  return { configs };
+}
+
+function failed(
+  call: V03Call,
+  error: A2AError,
+  operation: OperationName | undefined,
+  request: unknown,
+): V03Outcome {
+  const taskId = taskIdOf(request, undefined);
+  if (call.notification) return { reply: { kind: 'empty' }, operation, taskId, error };
+  return {
+    reply: { kind: 'body', body: v03ErrorBody(call.idToken, error) },
+    operation,
+    taskId,
+    error,
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * `tandem serve --compat 0.3` (env `TANDEM_COMPAT`): serve A2A 0.3 clients beside 1.0 ones —
+ * JSON-RPC 0.3 on the JSON-RPC endpoint, the card with the 0.3 fields, also at
+ * `/.well-known/agent.json` (docs/compat-0.3.md). Off by default: such a card is not a pure 1.0
+ * card.
+ */
+
+import { COMPAT_VERSIONS, compatV03, type ServerCompat } from '../server.js';
+import { UsageFailure } from './cli-values.js';
+
+/** The `parseArgs` options this module reads. */
+export const COMPAT_OPTIONS = {
+  compat: { type: 'string' },
+} as const;
+
+/** The help lines of {@link COMPAT_OPTIONS}. */
+export const COMPAT_HELP = `Compatibility:
+  --compat <version>      Also serve clients of an older A2A version: ${COMPAT_VERSIONS.join(', ')}
+                          (JSON-RPC on the same endpoint, card at /.well-known/agent.json too; env TANDEM_COMPAT)`;
+
+/**
+ * The compat layer asked for; `undefined` for none.
+ *
+ * @throws UsageFailure for a version without one.
+ */
+export function parseServeCompat(values: {
+  readonly compat?: string | undefined;
+}): ServerCompat | undefined {
+  const raw = values.compat ?? process.env.TANDEM_COMPAT ?? '';
+  const version = raw.trim();
+  if (version === '' || version === 'off') return undefined;
+  if (version === '0.3' || version === '0.3.0') return compatV03();
+  throw new UsageFailure(
+    `--compat must be one of ${COMPAT_VERSIONS.join(', ')} (or off), got "${raw}"`,
+  );
+}

@@ -1,0 +1,202 @@
+/**
+ * The behaviour suite's core cases over A2A 0.3: Tandem's client held to the 0.3 JSON-RPC
+ * interface of a `--compat 0.3` server (the card it is given lists only the 0.3 interfaces), so
+ * that every call crosses the translation twice — 1.0 → 0.3 in the client, 0.3 → 1.0 in the
+ * server, and back — over every store. Sending (blocking, non-blocking, direct replies,
+ * multi-turn), streaming, subscribing with resume after an event id, cancel, errors, the
+ * extended card.
+ */
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createClient,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  PushNotificationNotSupportedError,
+  textOf,
+  type A2AClient,
+} from '../../../src/client.js';
+import type { AgentCard, StreamResponse, Task } from '../../../src/index.js';
+import {
+  compatV03,
+  createNodeServer,
+  createRequestHandler,
+  createTaskRuntime,
+  type A2ANodeServer,
+  type TaskRuntime,
+} from '../../../src/server.js';
+import { clientTestAgent } from '../../support/agents.js';
+import { describeMatrix } from '../../support/matrix.js';
+import { openStore, type OpenedStore } from '../../support/stores.js';
+
+describeMatrix(
+  'A2A 0.3 client against --compat 0.3',
+  ({ store: storeName }) => {
+    let store: OpenedStore;
+    let runtime: TaskRuntime;
+    let server: A2ANodeServer;
+    let client: A2AClient;
+    let card: AgentCard;
+
+    beforeAll(async () => {
+      store = await openStore(storeName);
+      runtime = createTaskRuntime({ store: store.store });
+      await runtime.start();
+      server = createNodeServer({
+        agents: [{ path: '', handler: createRequestHandler({ agent: clientTestAgent, runtime }) }],
+        heartbeatMs: 0,
+        compat: compatV03(),
+      });
+      const { url } = await server.listen({ port: 0, host: '127.0.0.1' });
+      const base = url.replace(/\/$/, '');
+      const served = (await (
+        await fetch(`${base}/.well-known/agent-card.json`)
+      ).json()) as AgentCard;
+      card = {
+        ...served,
+        supportedInterfaces: served.supportedInterfaces.filter((i) => i.protocolVersion === '0.3'),
+      };
+      client = await createClient(base, { card });
+    });
+
+    afterAll(async () => {
+      await server.shutdown({ deadlineMs: 500 });
+      await runtime.close();
+      await store.dispose();
+    });
+
+    function taskOf(value: unknown): Task {
+      expect(value).toHaveProperty('status');
+      return value as Task;
+    }
+
+    it('talks over the 0.3 interface', () => {
+      expect(client.selectedInterface.protocolVersion).toBe('0.3');
+    });
+
+    it('sends and waits for the completed task', async () => {
+      const task = taskOf(await client.send('echo hello'));
+      expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(textOf(task.artifacts?.[0]?.parts ?? [])).toBe('hello');
+      const got = await client.getTask({ id: task.id });
+      expect(got).toMatchObject({ id: task.id, contextId: task.contextId });
+      expect(got.history?.[0]).toMatchObject({
+        role: 'ROLE_USER',
+        parts: [{ text: 'echo hello' }],
+      });
+    });
+
+    it('returns at once when asked to, and the task completes', async () => {
+      const started = await client.sendMessage({
+        message: { parts: [{ text: 'sleep 20' }] },
+        configuration: { returnImmediately: true },
+      });
+      const id = started.task?.id as string;
+      expect(started.task?.status.state).not.toBe('TASK_STATE_COMPLETED');
+      // Read from the log whether or not it has finished by now (a finished task's log replays).
+      const events: StreamResponse[] = [];
+      for await (const event of client.subscribeToTask({ id }, { lastEventId: '1' })) {
+        events.push(event);
+      }
+      expect(events.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    });
+
+    it('gets a direct reply', async () => {
+      expect(await client.send('reply hi there')).toMatchObject({
+        role: 'ROLE_AGENT',
+        parts: [{ text: 'hi there' }],
+      });
+    });
+
+    it('keeps every kind of part', async () => {
+      const task = taskOf(await client.send('files'));
+      const parts = task.artifacts?.flatMap((a) => a.parts) ?? [];
+      expect(parts.some((p) => p.text !== undefined)).toBe(true);
+      expect(parts.some((p) => p.data !== undefined)).toBe(true);
+      expect(parts.some((p) => p.url !== undefined || p.raw !== undefined)).toBe(true);
+    });
+
+    it('continues an input-required task in its context', async () => {
+      const asked = taskOf(await client.send('ask'));
+      expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      const done = taskOf(
+        await client.send('Grace', { taskId: asked.id, contextId: asked.contextId ?? '' }),
+      );
+      expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(textOf(done.artifacts?.at(-1)?.parts ?? [])).toBe('Hello, Grace');
+    });
+
+    it('streams the task, its chunks and the final status', async () => {
+      const events: StreamResponse[] = [];
+      for await (const event of client.sendStreamingMessage({
+        message: { parts: [{ text: 'stream 4' }] },
+      })) {
+        events.push(event);
+      }
+      expect(events[0]?.task).toBeDefined();
+      expect(events.filter((e) => e.artifactUpdate !== undefined)).toHaveLength(4);
+      expect(events.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+      const id = events[0]?.task?.id as string;
+      const task = await client.getTask({ id });
+      expect(textOf(task.artifacts?.[0]?.parts ?? [])).toBe('chunk-0\nchunk-1\nchunk-2\nchunk-3');
+    });
+
+    it('resumes a subscription after an event id', async () => {
+      const started = await client.sendMessage({
+        message: { parts: [{ text: 'stream 3' }] },
+        configuration: { returnImmediately: false },
+      });
+      const id = started.task?.id as string;
+      const all: StreamResponse[] = [];
+      for await (const event of client.subscribeToTask({ id }, { lastEventId: '1' })) {
+        all.push(event);
+      }
+      // Resumed after the first event: the task snapshot is not sent again.
+      expect(all.length).toBeGreaterThan(0);
+      expect(all.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(all.some((e) => e.task !== undefined)).toBe(false);
+    });
+
+    it('cancels a running task', async () => {
+      const started = await client.sendMessage({
+        message: { parts: [{ text: 'wait' }] },
+        configuration: { returnImmediately: true },
+      });
+      const id = started.task?.id as string;
+      const canceled = await client.cancelTask({ id });
+      expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+      await expect(client.cancelTask({ id })).rejects.toBeInstanceOf(TaskNotCancelableError);
+    });
+
+    it('hands back typed errors', async () => {
+      await expect(client.getTask({ id: 'nope' })).rejects.toBeInstanceOf(TaskNotFoundError);
+      await expect(
+        client.createTaskPushNotificationConfig({ taskId: 'nope', url: 'https://x.example/hook' }),
+      ).rejects.toBeInstanceOf(PushNotificationNotSupportedError);
+    });
+
+    it('gets the extended card', async () => {
+      const extended = await client.getExtendedAgentCard();
+      expect(extended.name).toBe('Client test agent (extended)');
+      expect(extended.supportedInterfaces.some((i) => i.protocolVersion === '0.3')).toBe(true);
+    });
+  },
+  { bindings: ['jsonrpc'] },
+);
+
+describe('a 1.0 card with a 0.3 interface', () => {
+  it('is called over 1.0 when it has a 1.0 interface', async () => {
+    const server = createNodeServer({
+      agents: [{ path: '', handler: createRequestHandler({ agent: clientTestAgent }) }],
+      heartbeatMs: 0,
+      compat: compatV03(),
+    });
+    const { url } = await server.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const client = await createClient(url);
+      expect(client.selectedInterface.protocolVersion).toBe('1.0');
+    } finally {
+      await server.shutdown({ deadlineMs: 500 });
+    }
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * A server that speaks only A2A 0.3: the official JS SDK's last 0.3 release (`a2a-sdk-v03`),
+ * built as its samples build one — an `AgentExecutor` publishing to the event bus, a
+ * `DefaultRequestHandler`, `A2AExpressApp` — with its 0.3 card at `/.well-known/agent-card.json`
+ * and at `/legacy/.well-known/agent.json`. Shared by the client and CLI tests.
+ */
+
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import express from 'express';
+import type { AgentCard as V03Card, Message as V03Message } from 'a2a-sdk-v03';
+import {
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+} from 'a2a-sdk-v03/server';
+import { A2AExpressApp } from 'a2a-sdk-v03/server/express';
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** `reply <s>`: a message; `ask`: input-required; `wait`: works until canceled; else 3 chunks. */
+class Executor implements AgentExecutor {
+  readonly #canceled = new Set<string>();
+
+  async execute(context: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const text = context.userMessage.parts
+      .map((part) => (part.kind === 'text' ? part.text : ''))
+      .join('');
+    const { taskId, contextId } = context;
+    if (text.startsWith('reply ')) {
+      const reply: V03Message = {
+        kind: 'message',
+        messageId: crypto.randomUUID(),
+        role: 'agent',
+        contextId,
+        parts: [{ kind: 'text', text: text.slice(6) }],
+      };
+      bus.publish(reply);
+      bus.finished();
+      return;
+    }
+    if (context.task === undefined) {
+      bus.publish({
+        kind: 'task',
+        id: taskId,
+        contextId,
+        status: { state: 'submitted', timestamp: new Date().toISOString() },
+        history: [context.userMessage],
+      });
+    }
+    const status = (
+      state: 'working' | 'completed' | 'canceled' | 'input-required',
+      final: boolean,
+    ) =>
+      bus.publish({
+        kind: 'status-update',
+        taskId,
+        contextId,
+        final,
+        status: { state, timestamp: new Date().toISOString() },
+      });
+    if (context.task !== undefined) {
+      bus.publish({
+        kind: 'artifact-update',
+        taskId,
+        contextId,
+        artifact: { artifactId: 'answer', parts: [{ kind: 'text', text: `Hello, ${text}` }] },
+      });
+      status('completed', true);
+      bus.finished();
+      return;
+    }
+    if (text === 'ask') {
+      status('input-required', true);
+      bus.finished();
+      return;
+    }
+    status('working', false);
+    if (text === 'wait') {
+      while (!this.#canceled.has(taskId)) await sleep(5);
+      status('canceled', true);
+      bus.finished();
+      return;
+    }
+    for (let i = 0; i < 3; i++) {
+      bus.publish({
+        kind: 'artifact-update',
+        taskId,
+        contextId,
+        append: i > 0,
+        lastChunk: i === 2,
+        artifact: {
+          artifactId: 'chunks',
+          parts: [
+            i === 1 ? { kind: 'data', data: { n: i } } : { kind: 'text', text: `chunk-${i}` },
+          ],
+        },
+      });
+      await sleep(2);
+    }
+    status('completed', true);
+    bus.finished();
+  }
+
+  cancelTask(taskId: string): Promise<void> {
+    this.#canceled.add(taskId);
+    return Promise.resolve();
+  }
+}
+
+/** A running 0.3 server. */
+export interface SdkV03Server {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Starts the SDK's 0.3 server on a loopback port. */
+export async function startSdkV03Server(): Promise<SdkV03Server> {
+  const app = express();
+  const server: Server = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const card: V03Card = {
+    protocolVersion: '0.3.0',
+    name: 'SDK 0.3 agent',
+    description: 'The official JS SDK 0.3 serving a test executor',
+    url: `${base}/a2a`,
+    preferredTransport: 'JSONRPC',
+    version: '1.0.0',
+    capabilities: { streaming: true, pushNotifications: false },
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [{ id: 'test', name: 'Test', description: 'Test commands', tags: ['test'] }],
+  };
+  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new Executor());
+  new A2AExpressApp(handler).setupRoutes(app, '/a2a');
+  // The SDK serves its card below the JSON-RPC path; agents put it at the root too.
+  app.get('/.well-known/agent-card.json', (_req, res) => void res.json(card));
+  app.get('/legacy/.well-known/agent.json', (_req, res) => void res.json(card));
+  return {
+    url: base,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
