@@ -24,6 +24,7 @@ import { ExitCode } from './exit-code.js';
 import { parseDuration, UsageFailure } from './cli-values.js';
 import { SECURITY_HELP, SECURITY_OPTIONS, parseServeSecurity } from './serve-security.js';
 import { LIMIT_HELP, LIMIT_OPTIONS, parseServeLimits } from './serve-limits.js';
+import { PUSH_HELP, PUSH_OPTIONS, parseServePush, startServePush } from './serve-push.js';
 import {
   EXTENDED_CARD_HELP,
   EXTENDED_CARD_OPTIONS,
@@ -54,6 +55,8 @@ ${EXTENDED_CARD_HELP}
 
 ${LIMIT_HELP}
 
+${PUSH_HELP}
+
 With one agent its card is at /.well-known/agent-card.json; with several, each agent lives
 under /agents/<name>/ and the first one's card is also served at the root.`;
 
@@ -80,6 +83,7 @@ function parseServeArgs(args: string[]) {
       ...SECURITY_OPTIONS,
       ...EXTENDED_CARD_OPTIONS,
       ...LIMIT_OPTIONS,
+      ...PUSH_OPTIONS,
     },
     strict: true,
     allowPositionals: false,
@@ -106,6 +110,7 @@ function parseServeArgs(args: string[]) {
     security: parseServeSecurity(values),
     extendedCards: parseExtendedCards(values['extended-card'], agents),
     limits: parseServeLimits(values),
+    push: parseServePush(values),
     port,
     host: values.host ?? envOr('TANDEM_HOST', '127.0.0.1'),
     publicUrl: publicUrl === '' ? undefined : publicUrl,
@@ -152,6 +157,7 @@ export async function run(args: string[]): Promise<number> {
   });
   const runtime = createTaskRuntime({ store, logger, orphanTimeoutMs: options.orphanTimeoutMs });
   await runtime.start();
+  const push = startServePush(options.push, runtime, logger);
   const stopRetention =
     options.retentionMs === undefined
       ? undefined
@@ -165,6 +171,7 @@ export async function run(args: string[]): Promise<number> {
         runtime,
         agentName: name,
         ...(options.limits === undefined ? {} : { limits: options.limits }),
+        ...(push === undefined ? {} : { push }),
       }),
     })),
   );
@@ -203,6 +210,7 @@ export async function run(args: string[]): Promise<number> {
       void (async () => {
         await server.shutdown({ deadlineMs: options.shutdownMs });
         stopRetention?.();
+        await push?.close();
         await runtime.close();
         await store.close();
         logger.info({}, 'stopped');

@@ -8,7 +8,10 @@
 import type {
   AgentCapabilities,
   CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
   GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
   ListTasksRequest,
   ListTasksResponse,
   ListTaskPushNotificationConfigsResponse,
@@ -57,6 +60,7 @@ import { readTask } from './read-task.js';
 import { TaskScopes } from './task-scopes.js';
 import { waitAtMost } from './wait-at-most.js';
 import type { TaskExecution } from './task-execution.js';
+import type { PushNotifications } from './push-notifications.js';
 import { withJsonText } from '../protocol/json-text.js';
 
 /** Options of {@link createRequestHandler}. */
@@ -89,7 +93,16 @@ export interface RequestHandlerOptions {
    * defaults; absent, none apply (`tandem serve` turns them on by default).
    */
   readonly limits?: CallLimitsOptions;
+  /**
+   * Push notifications (`createPushNotifications` over the same runtime): the push operations
+   * and inline configs work, and the card says `capabilities.pushNotifications: true`. Absent,
+   * they answer `PushNotificationNotSupportedError`.
+   */
+  readonly push?: PushNotifications;
 }
+
+/** Where an inline push config sits in a SendMessage request, for its errors. */
+const INLINE_PUSH_FIELD = 'configuration.taskPushNotificationConfig';
 
 /** How long executions may take to return once their task was canceled at shutdown. */
 const SHUTDOWN_GRACE_MS = 1_000;
@@ -124,6 +137,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
   readonly #bufferSize: number;
   readonly #resumeWaitMs: number;
   readonly #inputModes: string[];
+  readonly #push: PushNotifications | undefined;
   readonly #streams = new Set<TaskEventStream>();
   readonly #shutdown = new AbortController();
 
@@ -138,7 +152,13 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     this.#hub = this.#runtime.hub;
     this.#bufferSize = options.streamBufferSize ?? 256;
     this.#resumeWaitMs = options.resumeWaitMs ?? 5_000;
-    this.capabilities = effectiveCapabilities(options.agent, this.#logger);
+    this.capabilities = effectiveCapabilities(
+      options.agent,
+      this.#logger,
+      options.push !== undefined,
+    );
+    // An agent that declares pushNotifications: false keeps them off.
+    this.#push = this.capabilities.pushNotifications === true ? options.push : undefined;
     this.card = completeCard(options.agent.card, this.capabilities);
     this.#inputModes = acceptedInputModes(this.card);
   }
@@ -151,14 +171,21 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     return negotiateExtensions(this.capabilities, call.requestedExtensions);
   }
 
+  #requirePush(): PushNotifications {
+    if (this.#push === undefined) throw pushNotificationsUnavailable();
+    return this.#push;
+  }
+
   /** Validates a message and prepares the execution that will answer it (not started yet). */
-  #admit(call: CallContext, request: SendMessageRequest): Promise<TaskExecution> {
+  async #admit(call: CallContext, request: SendMessageRequest): Promise<TaskExecution> {
     if (this.#shutdown.signal.aborted) {
-      return Promise.reject(
-        new UnsupportedOperationError('The server is shutting down; retry on another replica'),
-      );
+      throw new UnsupportedOperationError('The server is shutting down; retry on another replica');
     }
-    return admitMessage(
+    const inline = request.configuration?.taskPushNotificationConfig;
+    if (inline !== undefined) {
+      await this.#requirePush().check(inline, INLINE_PUSH_FIELD);
+    }
+    return await admitMessage(
       {
         agent: this.#agent,
         runtime: this.#runtime,
@@ -176,13 +203,34 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     void execution.start().then(() => this.#runtime.end(execution.run));
   }
 
+  /**
+   * Stores the inline push config of a message once its task exists: a new task's config gets
+   * every event from its first (`fromSeq` 0), a continued task's the events of this turn.
+   */
+  async #attachInlinePush(
+    call: CallContext,
+    request: SendMessageRequest,
+    execution: TaskExecution,
+    fromSeq: number,
+  ): Promise<void> {
+    const inline = request.configuration?.taskPushNotificationConfig;
+    if (inline === undefined) return;
+    await this.#requirePush().create(
+      this.#scopes.of(call),
+      { ...inline, taskId: execution.taskId },
+      { field: INLINE_PUSH_FIELD, fromSeq },
+    );
+  }
+
   async sendMessage(call: CallContext, request: SendMessageRequest): Promise<SendMessageResponse> {
     const execution = await this.#admit(call, request);
     // The task it returns is then at hand, not read back from the store.
     execution.run.keepProjection();
+    const pushFrom = execution.task === undefined ? 0 : execution.run.seq;
     this.#start(execution);
     const outcome = await execution.outcome;
     if (outcome.kind === 'message') return { message: outcome.message };
+    await this.#attachInlinePush(call, request, execution, pushFrom);
     const historyLength = request.configuration?.historyLength;
     if (request.configuration?.returnImmediately !== true) {
       // Settles on a terminal or interrupted state once it is stored, also one written by
@@ -208,6 +256,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     requireStreaming(this.capabilities, 'SendStreamingMessage');
     const execution = await this.#admit(call, request);
     const resumed = execution.task !== undefined;
+    const pushFrom = resumed ? execution.run.seq : 0;
     const stream = this.#openStream(execution.taskId, {
       afterSeq: resumed ? execution.run.seq : 0,
       ...(resumed ? { first: streamEvent(execution.run.seq, { task: execution.task }) } : {}),
@@ -224,6 +273,12 @@ class RuntimeRequestHandler implements A2ARequestHandler {
       throw new InternalError('The task could not be stored', {
         metadata: { taskId: execution.taskId },
       });
+    }
+    try {
+      await this.#attachInlinePush(call, request, execution, pushFrom);
+    } catch (error) {
+      await stream.return();
+      throw error;
     }
     return stream;
   }
@@ -288,20 +343,32 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     });
   }
 
-  createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
-    return Promise.reject(pushNotificationsUnavailable());
+  async createTaskPushNotificationConfig(
+    call: CallContext,
+    request: TaskPushNotificationConfig,
+  ): Promise<TaskPushNotificationConfig> {
+    return await this.#requirePush().create(this.#scopes.of(call), request);
   }
 
-  getTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
-    return Promise.reject(pushNotificationsUnavailable());
+  async getTaskPushNotificationConfig(
+    call: CallContext,
+    request: GetTaskPushNotificationConfigRequest,
+  ): Promise<TaskPushNotificationConfig> {
+    return await this.#requirePush().get(this.#scopes.of(call), request);
   }
 
-  listTaskPushNotificationConfigs(): Promise<ListTaskPushNotificationConfigsResponse> {
-    return Promise.reject(pushNotificationsUnavailable());
+  async listTaskPushNotificationConfigs(
+    call: CallContext,
+    request: ListTaskPushNotificationConfigsRequest,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    return await this.#requirePush().list(this.#scopes.of(call), request);
   }
 
-  deleteTaskPushNotificationConfig(): Promise<void> {
-    return Promise.reject(pushNotificationsUnavailable());
+  async deleteTaskPushNotificationConfig(
+    call: CallContext,
+    request: DeleteTaskPushNotificationConfigRequest,
+  ): Promise<void> {
+    await this.#requirePush().delete(this.#scopes.of(call), request);
   }
 
   // eslint-disable-next-line @typescript-eslint/require-await -- errors must become rejections

@@ -13,6 +13,7 @@ import {
   type A2ANodeServerOptions,
   type AgentDefinition,
   type Logger,
+  type PushNotifications,
   type TaskRuntime,
 } from '../../src/server.js';
 import { TAG_HEADER, type A2ADriver, type BindingName } from './drivers/a2a-driver.js';
@@ -31,6 +32,8 @@ export interface ServeOptions {
   readonly logger?: Logger;
   /** Options of the node adapter. */
   readonly http?: Partial<Omit<A2ANodeServerOptions, 'agents'>>;
+  /** Push notifications of every request handler (over the same runtime). */
+  readonly push?: PushNotifications;
 }
 
 /** A request as the server saw it, found by the tag the test sent (`CallOptions.tag`). */
@@ -81,6 +84,7 @@ export async function startInProcessServer(
           : {}),
         ...(streamBufferSize === undefined ? {} : { streamBufferSize }),
         ...(logger === undefined ? {} : { logger }),
+        ...(options.push === undefined ? {} : { push: options.push }),
       }),
     })),
   });
