@@ -21,7 +21,8 @@ Options:
   --host <host>    Address to bind (default 127.0.0.1)
   --token <token>  Require this X-A2A-Notification-Token (env TANDEM_LISTEN_TOKEN, which
                    keeps it out of the process list)
-  --json           One JSON object per notification and line: {deliveryId, taskId, kind, payload}
+  --json           One JSON object per line: {listening} first, then per notification
+                   {deliveryId, taskId, kind, payload}
   -h, --help       Show this help
 
 Give agents the printed URL as the config's url; an agent server refusing loopback webhooks
@@ -108,9 +109,10 @@ export async function run(args: string[]): Promise<number> {
   }
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  // To stderr with --json, so that stdout holds notifications only.
-  (options.json ? console.error : console.log)(
-    `Listening for push notifications at http://${host}:${port}/`,
+  const url = `http://${host}:${port}/`;
+  // With --json every stdout line is a JSON object, this one included.
+  console.log(
+    options.json ? JSON.stringify({ listening: url }) : `Listening for push notifications at ${url}`,
   );
   return new Promise<number>((resolve) => {
     const stop = (): void => {
