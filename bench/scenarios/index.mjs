@@ -3,6 +3,7 @@
 import { coldStart, memory } from './process.mjs';
 import { getTask, listTasks, sendMessage } from './request-load.mjs';
 import { manyStreams, streamScenario } from './streaming.mjs';
+import { push } from './push.mjs';
 
 export const SCENARIOS = [
   sendMessage,
@@ -14,4 +15,5 @@ export const SCENARIOS = [
   memory,
   coldStart,
   listTasks,
+  push,
 ];
