@@ -26,7 +26,11 @@ export {
 export type { CallLimitsOptions } from './runtime/call-limits.js';
 export { createTaskRuntime } from './runtime/task-runtime.js';
 export { createPushNotifier } from './push/push-notifier.js';
-export type { PushNotifier, PushNotifierOptions } from './push/push-notifier.js';
+export type {
+  PushDeliveryStatus,
+  PushNotifier,
+  PushNotifierOptions,
+} from './push/push-notifier.js';
 export type { PushNotifications } from './runtime/push-notifications.js';
 export type { HostResolver } from './push/guarded-lookup.js';
 export type { RetryTiming } from './push/retry-timing.js';

@@ -112,7 +112,9 @@ export async function run(args: string[]): Promise<number> {
   const url = `http://${host}:${port}/`;
   // With --json every stdout line is a JSON object, this one included.
   console.log(
-    options.json ? JSON.stringify({ listening: url }) : `Listening for push notifications at ${url}`,
+    options.json
+      ? JSON.stringify({ listening: url })
+      : `Listening for push notifications at ${url}`,
   );
   return new Promise<number>((resolve) => {
     const stop = (): void => {

@@ -28,6 +28,8 @@ export interface WorkerContext {
   readonly parkAfterMs: number;
   /** The worker is done with its config: delivered all of a finished task, gone, or parked. */
   readonly onDone: (worker: ConfigWorker, release: boolean) => void;
+  /** Aborted when the dispatcher closes: attempts in flight are abandoned (and retried later). */
+  readonly stopped: AbortSignal;
 }
 
 /** Delivers one config's events. */
@@ -126,7 +128,11 @@ export class ConfigWorker {
     if (delivery.json === undefined) {
       return this.#record({ ...this.#cleared(), deliveredSeq: delivery.toSeq });
     }
-    const outcome = await postWebhook(this.#context.client, this.#request(delivery, delivery.json));
+    const outcome = await postWebhook(
+      this.#context.client,
+      this.#request(delivery, delivery.json),
+      this.#context.stopped,
+    );
     if (this.#closed) return false;
     const now = Date.now();
     if (outcome.kind === 'delivered') {

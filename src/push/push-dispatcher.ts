@@ -29,7 +29,10 @@ export interface DispatcherOptions {
   readonly hub: TaskEventHub;
   readonly holder: string;
   readonly logger: Logger;
-  readonly worker: Omit<WorkerContext, 'onDone' | 'store' | 'push' | 'holder' | 'logger'>;
+  readonly worker: Omit<
+    WorkerContext,
+    'onDone' | 'store' | 'push' | 'holder' | 'logger' | 'stopped'
+  >;
   readonly scanMs: number;
   readonly leaseMs: number;
   readonly maxWorkers: number;
@@ -50,6 +53,7 @@ export class PushDispatcher {
   #renewTimer: NodeJS.Timeout | undefined;
   #scanning: Promise<void> | undefined;
   #closed = false;
+  readonly #stop = new AbortController();
 
   constructor(options: DispatcherOptions) {
     this.#options = options;
@@ -59,6 +63,7 @@ export class PushDispatcher {
       push: options.push,
       holder: options.holder,
       logger: options.logger,
+      stopped: this.#stop.signal,
       onDone: (worker, release) => this.#done(worker, release),
     };
   }
@@ -165,10 +170,14 @@ export class PushDispatcher {
     });
   }
 
-  /** Stops: attempts in flight end (each within its timeout), claims are given back. */
+  /**
+   * Stops: attempts in flight are abandoned (their events stay pending: delivered again, with the
+   * same delivery ids, by the next process to claim them) and claims are given back.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#stop.abort();
     clearInterval(this.#scanTimer);
     clearInterval(this.#renewTimer);
     await this.#scanning;

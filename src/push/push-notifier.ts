@@ -63,8 +63,29 @@ export interface PushNotifierOptions {
   readonly logger?: Logger;
 }
 
+/** Where a config's deliveries stand (see {@link PushNotifier.deliveryStatus}). */
+export interface PushDeliveryStatus {
+  /** Events of the task not delivered (nor given up) yet. */
+  readonly pending: number;
+  /** Consecutive failed attempts since the last success. */
+  readonly failures: number;
+  /** Marked after too many consecutive failures: attempts slowed to a probe. */
+  readonly failing: boolean;
+  /** ISO time of the next attempt, while a retry waits. */
+  readonly nextAttemptAt?: string;
+  readonly lastSuccessAt?: string;
+  /** The last failure's reason (no credentials in it). */
+  readonly lastError?: string;
+  readonly lastErrorAt?: string;
+}
+
 /** Push notifications for the handlers of one runtime; close it at shutdown. */
 export interface PushNotifier extends PushNotifications {
+  /**
+   * The delivery state of a config of a task visible in `scope` (the task's owner and tenant);
+   * `TaskNotFoundError` otherwise. The A2A config message has no field for it.
+   */
+  deliveryStatus(scope: TaskScope, taskId: string, id: string): Promise<PushDeliveryStatus>;
   /** Stops delivering; pending deliveries stay in the store for the next start or replica. */
   close(): Promise<void>;
 }
@@ -207,6 +228,32 @@ class RuntimePushNotifier implements PushNotifier {
     const deleted = await this.#push.deleteConfig(scope, request.taskId, request.id);
     if (deleted === undefined) throw taskNotFound(request.taskId);
     this.#dispatcher.forget(request.taskId, request.id);
+  }
+
+  async deliveryStatus(scope: TaskScope, taskId: string, id: string): Promise<PushDeliveryStatus> {
+    const stored = await this.#push.getConfig(scope, taskId, id);
+    if (stored === undefined) {
+      throw new TaskNotFoundError(
+        `Push notification config ${id} of task ${taskId} was not found`,
+        {
+          metadata: { taskId, configId: id },
+        },
+      );
+    }
+    const { state } = stored;
+    const iso = (ms: number | undefined) =>
+      ms === undefined ? undefined : new Date(ms).toISOString();
+    const status: { -readonly [K in keyof PushDeliveryStatus]: PushDeliveryStatus[K] } = {
+      pending: Math.max(0, stored.taskSeq - state.deliveredSeq),
+      failures: state.failures,
+      failing: state.failing,
+    };
+    if (state.nextAttemptAt > Date.now()) status.nextAttemptAt = iso(state.nextAttemptAt) as string;
+    if (state.lastSuccessAt !== undefined)
+      status.lastSuccessAt = iso(state.lastSuccessAt) as string;
+    if (state.lastError !== undefined) status.lastError = state.lastError;
+    if (state.lastErrorAt !== undefined) status.lastErrorAt = iso(state.lastErrorAt) as string;
+    return status;
   }
 
   close(): Promise<void> {

@@ -47,12 +47,14 @@ const agents = {
   https: new HttpsAgent({ keepAlive: true, maxSockets: 256 }),
 };
 
-/** POSTs `request.body` and classifies the outcome; never rejects. */
+/** POSTs `request.body` and classifies the outcome; never rejects. `stop` abandons it. */
 export async function postWebhook(
   client: WebhookClient,
   request: WebhookRequest,
+  stop?: AbortSignal,
 ): Promise<WebhookOutcome> {
-  const signal = AbortSignal.timeout(client.timeoutMs);
+  const timeout = AbortSignal.timeout(client.timeoutMs);
+  const signal = stop === undefined ? timeout : AbortSignal.any([timeout, stop]);
   const origin = new URL(request.url).origin;
   let url = request.url;
   for (let hop = 0; ; hop++) {
@@ -79,7 +81,7 @@ export async function postWebhook(
         signal,
       );
     } catch (error) {
-      return failureOf(error, signal, client.timeoutMs);
+      return failureOf(error, timeout, client.timeoutMs);
     }
     const status = response.statusCode ?? 0;
     // The body is not needed; reading it to the end lets the connection be reused.

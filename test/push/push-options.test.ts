@@ -9,7 +9,16 @@ import { testAgent } from '../support/agents.js';
 import { useBehaviourEnv } from '../support/behaviour-env.js';
 import { send } from '../support/messages.js';
 import { payloadKinds, startWebhookReceiver } from '../support/webhook-receiver.js';
+import { pollUntil } from '../support/sync.js';
 import { DestinationPolicy } from '../../src/push/destination-policy.js';
+import { TaskNotFoundError } from '../../src/index.js';
+import {
+  MemoryTaskStore,
+  createCallContext,
+  createPushNotifier,
+  createRequestHandler,
+  createTaskRuntime,
+} from '../../src/server.js';
 
 describe('status-only delivery', () => {
   const env = useBehaviourEnv({ binding: 'rest', store: 'memory' });
@@ -132,5 +141,56 @@ describe('the allow list', () => {
     expect(policy.checkAddress('10.1.2.7')).toBeUndefined();
     expect(policy.checkAddress('192.168.0.1')).toMatch(/private/);
     expect(() => new DestinationPolicy(['10.0.0.0/99'])).toThrow(/not a valid CIDR/);
+  });
+});
+
+describe('the delivery status', () => {
+  it('shows the owner what is pending, the failures and the last error, then the recovery', async () => {
+    const store = new MemoryTaskStore();
+    const runtime = createTaskRuntime({ store });
+    await runtime.start();
+    const push = createPushNotifier({
+      runtime,
+      allow: ['127.0.0.1'],
+      retry: { baseMs: 20, maxMs: 50, failingAfter: 2, probeMs: 100 },
+      scanMs: 50,
+    });
+    const handler = createRequestHandler({ agent: testAgent, runtime, agentName: 'status', push });
+    const hook = await startWebhookReceiver();
+    let accept = false;
+    hook.respondWith(() => (accept ? { status: 204 } : { status: 503 }));
+    const call = createCallContext({ principal: { id: 'owner', anonymous: false } });
+    const scope = { agent: 'status', tenant: '', owner: 'owner' };
+    try {
+      const answer = await handler.sendMessage(call, send('ask'));
+      const taskId = answer.task?.id ?? '';
+      await push.create(scope, { taskId, id: 'c', url: hook.url });
+      await handler.sendMessage(call, send('Ada', { taskId }));
+      // The third attempt comes after the second failure was recorded.
+      await hook.received(3);
+      const failing = await push.deliveryStatus(scope, taskId, 'c');
+      expect(failing).toMatchObject({ failing: true, lastError: 'HTTP 503' });
+      expect(failing.pending).toBeGreaterThan(0);
+      expect(failing.failures).toBeGreaterThanOrEqual(2);
+      await expect(
+        push.deliveryStatus({ ...scope, owner: 'someone else' }, taskId, 'c'),
+      ).rejects.toBeInstanceOf(TaskNotFoundError);
+      accept = true;
+      for (let n = 1; !payloadKinds(hook.delivered).includes('status:TASK_STATE_COMPLETED'); n++) {
+        await hook.deliveredCount(n);
+      }
+      // The last delivery is recorded just after the receiver answered it: no event to await.
+      const recovered = await pollUntil(async () => {
+        const status = await push.deliveryStatus(scope, taskId, 'c');
+        return status.pending === 0 ? status : undefined;
+      }, 'the last delivery to be recorded');
+      expect(recovered).toMatchObject({ pending: 0, failures: 0, failing: false });
+      expect(recovered.lastSuccessAt).toMatch(/Z$/);
+    } finally {
+      await handler.shutdown({ deadlineMs: 500 });
+      await push.close();
+      await runtime.close();
+      await hook.close();
+    }
   });
 });
