@@ -10,17 +10,39 @@ import tseslint from 'typescript-eslint';
  * anywhere (browsers, edge runtimes).
  */
 const layers = {
-  protocol: ['runtime', 'stores', 'bindings', 'http', 'client', 'cli', 'agents', 'security'],
-  stores: ['runtime', 'bindings', 'http', 'client', 'cli', 'agents', 'security'],
-  runtime: ['bindings', 'http', 'client', 'cli', 'agents', 'security'],
+  protocol: [
+    'runtime',
+    'stores',
+    'bindings',
+    'http',
+    'client',
+    'cli',
+    'agents',
+    'security',
+    'push',
+  ],
+  stores: ['runtime', 'bindings', 'http', 'client', 'cli', 'agents', 'security', 'push'],
+  runtime: ['bindings', 'http', 'client', 'cli', 'agents', 'security', 'push'],
+  // Push delivery: implements the runtime's push seam over the stores.
+  push: ['bindings', 'http', 'client', 'cli', 'agents', 'security'],
   bindings: ['http', 'cli', 'agents', 'client', 'security'],
   http: ['client', 'cli', 'agents', 'security'],
   // Authenticators and card signing: they implement the seams of bindings/server.
   security: ['stores', 'http', 'client', 'cli', 'agents'],
   client: ['runtime', 'stores', 'http', 'cli', 'agents', 'security'],
-  agents: ['runtime', 'stores', 'bindings', 'http', 'client', 'cli', 'protocol', 'security'],
+  agents: [
+    'runtime',
+    'stores',
+    'bindings',
+    'http',
+    'client',
+    'cli',
+    'protocol',
+    'security',
+    'push',
+  ],
   // The CLI is an application of the public API: the entry points and the demo agents only.
-  cli: ['runtime', 'stores', 'bindings', 'http', 'client', 'protocol', 'security'],
+  cli: ['runtime', 'stores', 'bindings', 'http', 'client', 'protocol', 'security', 'push'],
 };
 
 /**

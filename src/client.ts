@@ -106,3 +106,12 @@ export type {
   TaskState,
 } from './protocol/generated/types.js';
 export { CURRENT_PROTOCOL_VERSION } from './protocol/version.js';
+export { createPushReceiver, toNodePushListener } from './client/push-receiver.js';
+export type {
+  NodeRequestLike,
+  NodeResponseLike,
+  PushNotification,
+  PushReceiverHandler,
+  PushReceiverOptions,
+} from './client/push-receiver.js';
+export { DELIVERY_ID_HEADER, NOTIFICATION_TOKEN_HEADER } from './protocol/push-headers.js';

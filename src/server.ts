@@ -30,6 +30,16 @@ export {
 } from './runtime/task-content-limits.js';
 export type { TaskContentLimits } from './runtime/task-content-limits.js';
 export { createTaskRuntime } from './runtime/task-runtime.js';
+export { createPushNotifier } from './push/push-notifier.js';
+export type {
+  PushDeliveryStatus,
+  PushNotifier,
+  PushNotifierOptions,
+} from './push/push-notifier.js';
+export type { PushNotifications } from './runtime/push-notifications.js';
+export type { HostResolver } from './push/guarded-lookup.js';
+export type { RetryTiming } from './push/retry-timing.js';
+export { DELIVERY_ID_HEADER, NOTIFICATION_TOKEN_HEADER } from './protocol/push-headers.js';
 export type { TaskRuntime, TaskRuntimeOptions } from './runtime/task-runtime.js';
 export type { A2ARequestHandler, EventStream } from './runtime/request-handler.js';
 export { ANONYMOUS, createCallContext } from './runtime/call-context.js';
@@ -72,6 +82,14 @@ export type {
   TaskStoreTopology,
   TaskViewOptions,
 } from './stores/task-store.js';
+export type {
+  PushConfigPage,
+  PushConfigRecord,
+  PushDeliveryState,
+  PushDeliveryUpdate,
+  StoredPushConfig,
+  TaskPushStore,
+} from './stores/push-store.js';
 
 export { createA2AHandler } from './http/create-a2a-handler.js';
 export type { A2AFetchHandler } from './http/create-a2a-handler.js';

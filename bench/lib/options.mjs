@@ -22,6 +22,7 @@ export const FULL = Object.freeze({
   coldStarts: 10,
   listFill: 100_000,
   listPageSize: 50,
+  pushTasks: 1000,
 });
 
 export const QUICK = Object.freeze({
@@ -36,6 +37,7 @@ export const QUICK = Object.freeze({
   settleMs: 500,
   coldStarts: 3,
   listFill: 5000,
+  pushTasks: 100,
 });
 
 export const HELP = `Usage: node bench/run.mjs [options]     (or: npm run bench -- [options])
@@ -46,7 +48,7 @@ target against bench-agent.md. Build Tandem first (npm run build).
 Options:
   --quick                 a few seconds per scenario: a smoke test of the harness, not a measurement
   --targets <ids>         comma-separated, from: ${Object.keys(TARGETS).join(', ')} (default: all)
-  --scenarios <ids>       comma-separated, from: a, b, c10, c100, c400 (or c), d, e, f, list,
+  --scenarios <ids>       comma-separated, from: a, b, c10, c100, c400 (or c), d, e, f, list, g,
                           rest-a, rest-b (or rest), grpc-a, grpc-c100 (or grpc) (default: all)
   --rounds <n>            rounds per scenario; targets alternate A B, then B A (full ${FULL.rounds}, quick ${QUICK.rounds})
   --seconds <s>           measured time per load scenario (full ${FULL.seconds}, quick ${QUICK.seconds})
@@ -57,6 +59,7 @@ Options:
   --settle <ms>           idle time before reading RSS (full ${FULL.settleMs}, quick ${QUICK.settleMs})
   --cold-starts <n>       spawns in scenario f (full ${FULL.coldStarts}, quick ${QUICK.coldStarts})
   --list-fill <n>         tasks stored before the ListTasks scenario (full ${FULL.listFill}, quick ${QUICK.listFill})
+  --push-tasks <n>        tasks with a webhook in scenario g (full ${FULL.pushTasks}, quick ${QUICK.pushTasks})
   --out <file>            results JSON (default bench/results/<timestamp>.json; the Markdown goes next to it)
   --no-pin                do not pin the server and the harness to separate cores
   --profile               run each server with node --cpu-prof; profiles go to <results>/<timestamp>-profiles/
@@ -99,6 +102,7 @@ export function parseOptions(argv, scenarioIds) {
       settle: { type: 'string' },
       'cold-starts': { type: 'string' },
       'list-fill': { type: 'string' },
+      'push-tasks': { type: 'string' },
       out: { type: 'string' },
       'no-pin': { type: 'boolean' },
       profile: { type: 'boolean' },
@@ -129,6 +133,8 @@ export function parseOptions(argv, scenarioIds) {
     config.coldStarts = Math.max(1, positive(values['cold-starts'], '--cold-starts'));
   if (values['list-fill'] !== undefined)
     config.listFill = positive(values['list-fill'], '--list-fill');
+  if (values['push-tasks'] !== undefined)
+    config.pushTasks = Math.max(1, positive(values['push-tasks'], '--push-tasks'));
 
   const targets = values.targets === undefined ? Object.keys(TARGETS) : values.targets.split(',');
   for (const id of targets) {
@@ -166,6 +172,7 @@ export function parseOptions(argv, scenarioIds) {
     'settle',
     'cold-starts',
     'list-fill',
+    'push-tasks',
   ];
   const overridden = tuned.some((name) => values[name] !== undefined);
   return {

@@ -76,7 +76,8 @@ let sqliteFiles = 0;
  * that `tandem serve` applies by default are off (an environment variable, which builds older
  * than the limits ignore).
  */
-const UNLIMITED = { TANDEM_LIMITS: 'off' };
+// Scenario g delivers webhooks to receivers on loopback, which the SSRF guard refuses otherwise.
+const UNLIMITED = { TANDEM_LIMITS: 'off', TANDEM_PUSH_ALLOW: '127.0.0.1' };
 
 /**
  * @typedef {object} TargetDefinition

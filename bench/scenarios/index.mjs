@@ -5,6 +5,7 @@ import { coldStart, memory } from './process.mjs';
 import { getTask, listTasks, sendMessage } from './request-load.mjs';
 import { restGetTask, restSendMessage } from './rest.mjs';
 import { manyStreams, streamScenario } from './streaming.mjs';
+import { push } from './push.mjs';
 
 export const SCENARIOS = [
   sendMessage,
@@ -20,4 +21,5 @@ export const SCENARIOS = [
   restGetTask,
   grpcSendMessage,
   grpcStreamScenario(100),
+  push,
 ];

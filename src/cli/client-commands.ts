@@ -23,6 +23,7 @@ export const clientCommands = {
   // Calls no agent, but shares this bundle's protocol code; `serve` stays without it.
   schema: (): Promise<CommandModule> => import('./schema.js'),
   keygen: (): Promise<CommandModule> => import('./keygen.js'),
+  listen: (): Promise<CommandModule> => import('./listen.js'),
 } as const;
 
 /** The name of a client command. */

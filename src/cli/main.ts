@@ -33,6 +33,7 @@ const commands: Record<string, CommandEntry> = {
   subscribe: client('Follow a running task live', 'subscribe'),
   schema: client('Print the JSON Schema of the A2A messages', 'schema'),
   keygen: client('Write a key pair for signing agent cards', 'keygen'),
+  listen: client('Receive push notifications and print them', 'listen'),
 };
 
 function version(): string {

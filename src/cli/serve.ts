@@ -25,6 +25,7 @@ import { parseDuration, UsageFailure } from './cli-values.js';
 import { SECURITY_HELP, SECURITY_OPTIONS, parseServeSecurity } from './serve-security.js';
 import { LIMIT_HELP, LIMIT_OPTIONS, parseServeLimits } from './serve-limits.js';
 import { GRPC_HELP, GRPC_OPTIONS, parseGrpcPort, prepareGrpc } from './serve-grpc.js';
+import { PUSH_HELP, PUSH_OPTIONS, parseServePush, startServePush } from './serve-push.js';
 import {
   EXTENDED_CARD_HELP,
   EXTENDED_CARD_OPTIONS,
@@ -71,6 +72,8 @@ ${LIMIT_HELP}
 
 ${COMPAT_HELP}
 
+${PUSH_HELP}
+
 With one agent its card is at /.well-known/agent-card.json; with several, each agent lives
 under /agents/<name>/ and the first one's card is also served at the root.`;
 
@@ -100,6 +103,7 @@ function parseServeArgs(args: string[]) {
       ...GRPC_OPTIONS,
       ...AGENT_OPTIONS,
       ...COMPAT_OPTIONS,
+      ...PUSH_OPTIONS,
     },
     strict: true,
     allowPositionals: false,
@@ -128,6 +132,7 @@ function parseServeArgs(args: string[]) {
     limits: parseServeLimits(values),
     grpcPort: parseGrpcPort(values),
     compat: parseServeCompat(values),
+    push: parseServePush(values),
     port,
     host: values.host ?? envOr('TANDEM_HOST', '127.0.0.1'),
     publicUrl: publicUrl === '' ? undefined : publicUrl,
@@ -177,6 +182,7 @@ export async function run(args: string[]): Promise<number> {
   });
   const runtime = createTaskRuntime({ store, logger, orphanTimeoutMs: options.orphanTimeoutMs });
   await runtime.start();
+  const push = startServePush(options.push, runtime, logger);
   const stopRetention =
     options.retentionMs === undefined
       ? undefined
@@ -194,6 +200,7 @@ export async function run(args: string[]): Promise<number> {
         runtime,
         agentName: name,
         ...(options.limits === undefined ? {} : { limits: options.limits }),
+        ...(push === undefined ? {} : { push }),
       }),
     })),
   );
@@ -247,6 +254,7 @@ export async function run(args: string[]): Promise<number> {
           grpc?.shutdown(options.shutdownMs),
         ]);
         stopRetention?.();
+        await push?.close();
         await runtime.close();
         await store.close();
         logger.info({}, 'stopped');

@@ -30,20 +30,25 @@ export function completeCard(input: AgentCardInput, capabilities: AgentCapabilit
 }
 
 /**
- * The capabilities the runtime can honour for an agent. Push notifications are not available yet,
- * so a declaration of them is turned off (and logged) rather than advertised falsely.
+ * The capabilities the runtime can honour for an agent. Push notifications are what the handler
+ * was given (`push`): a declaration of them without push delivery is turned off (and logged)
+ * rather than advertised falsely.
  */
-export function effectiveCapabilities(agent: AgentDefinition, logger: Logger): AgentCapabilities {
+export function effectiveCapabilities(
+  agent: AgentDefinition,
+  logger: Logger,
+  push = false,
+): AgentCapabilities {
   const declared = agent.card.capabilities ?? {};
-  if (declared.pushNotifications === true) {
+  if (declared.pushNotifications === true && !push) {
     logger.warn(
       { agent: agent.card.name },
-      'push notifications are not supported by this server yet; capabilities.pushNotifications is served as false',
+      'push notifications are not enabled for this agent; capabilities.pushNotifications is served as false',
     );
   }
   const capabilities: AgentCapabilities = {
     streaming: declared.streaming ?? true,
-    pushNotifications: false,
+    pushNotifications: push && declared.pushNotifications !== false,
     extendedAgentCard: declared.extendedAgentCard ?? agent.extendedCard !== undefined,
   };
   if (declared.extensions !== undefined) capabilities.extensions = declared.extensions;
@@ -60,8 +65,8 @@ export function requireStreaming(capabilities: AgentCapabilities, method: string
 }
 
 /**
- * The error for every push-notification request (spec 3.3.4): this server does not deliver push
- * notifications yet, so every agent declares `capabilities.pushNotifications: false`.
+ * The error for every push-notification request (spec 3.3.4) to an agent served without push
+ * notifications, which declares `capabilities.pushNotifications: false`.
  */
 export function pushNotificationsUnavailable(): PushNotificationNotSupportedError {
   return new PushNotificationNotSupportedError(

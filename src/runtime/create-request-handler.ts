@@ -8,7 +8,10 @@
 import type {
   AgentCapabilities,
   CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
   GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
   ListTasksRequest,
   ListTasksResponse,
   ListTaskPushNotificationConfigsResponse,
@@ -58,6 +61,7 @@ import { TaskScopes } from './task-scopes.js';
 import { taskContentLimitsOf, type TaskContentLimits } from './task-content-limits.js';
 import { waitAtMost } from './wait-at-most.js';
 import type { TaskExecution } from './task-execution.js';
+import type { PushNotifications } from './push-notifications.js';
 import { withJsonText } from '../protocol/json-text.js';
 
 /** Options of {@link createRequestHandler}. */
@@ -91,7 +95,16 @@ export interface RequestHandlerOptions {
    * (`tandem serve` turns them on by default).
    */
   readonly limits?: CallLimitsOptions;
+  /**
+   * Push notifications (`createPushNotifications` over the same runtime): the push operations
+   * and inline configs work, and the card says `capabilities.pushNotifications: true`. Absent,
+   * they answer `PushNotificationNotSupportedError`.
+   */
+  readonly push?: PushNotifications;
 }
+
+/** Where an inline push config sits in a SendMessage request, for its errors. */
+const INLINE_PUSH_FIELD = 'configuration.taskPushNotificationConfig';
 
 /** How long executions may take to return once their task was canceled at shutdown. */
 const SHUTDOWN_GRACE_MS = 1_000;
@@ -127,6 +140,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
   readonly #resumeWaitMs: number;
   readonly #contentLimits: Required<TaskContentLimits> | undefined;
   readonly #inputModes: string[];
+  readonly #push: PushNotifications | undefined;
   readonly #streams = new Set<TaskEventStream>();
   readonly #shutdown = new AbortController();
 
@@ -143,7 +157,13 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     this.#resumeWaitMs = options.resumeWaitMs ?? 5_000;
     this.#contentLimits =
       options.limits === undefined ? undefined : taskContentLimitsOf(options.limits);
-    this.capabilities = effectiveCapabilities(options.agent, this.#logger);
+    this.capabilities = effectiveCapabilities(
+      options.agent,
+      this.#logger,
+      options.push !== undefined,
+    );
+    // An agent that declares pushNotifications: false keeps them off.
+    this.#push = this.capabilities.pushNotifications === true ? options.push : undefined;
     this.card = completeCard(options.agent.card, this.capabilities);
     this.#inputModes = acceptedInputModes(this.card);
   }
@@ -156,14 +176,21 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     return negotiateExtensions(this.capabilities, call.requestedExtensions);
   }
 
+  #requirePush(): PushNotifications {
+    if (this.#push === undefined) throw pushNotificationsUnavailable();
+    return this.#push;
+  }
+
   /** Validates a message and prepares the execution that will answer it (not started yet). */
-  #admit(call: CallContext, request: SendMessageRequest): Promise<TaskExecution> {
+  async #admit(call: CallContext, request: SendMessageRequest): Promise<TaskExecution> {
     if (this.#shutdown.signal.aborted) {
-      return Promise.reject(
-        new UnsupportedOperationError('The server is shutting down; retry on another replica'),
-      );
+      throw new UnsupportedOperationError('The server is shutting down; retry on another replica');
     }
-    return admitMessage(
+    const inline = request.configuration?.taskPushNotificationConfig;
+    if (inline !== undefined) {
+      await this.#requirePush().check(inline, INLINE_PUSH_FIELD);
+    }
+    return await admitMessage(
       {
         agent: this.#agent,
         runtime: this.#runtime,
@@ -182,14 +209,35 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     void execution.start().then(() => this.#runtime.end(execution.run));
   }
 
+  /**
+   * Stores the inline push config of a message once its task exists: a new task's config gets
+   * every event from its first (`fromSeq` 0), a continued task's the events of this turn.
+   */
+  async #attachInlinePush(
+    call: CallContext,
+    request: SendMessageRequest,
+    execution: TaskExecution,
+    fromSeq: number,
+  ): Promise<void> {
+    const inline = request.configuration?.taskPushNotificationConfig;
+    if (inline === undefined) return;
+    await this.#requirePush().create(
+      this.#scopes.of(call),
+      { ...inline, taskId: execution.taskId },
+      { field: INLINE_PUSH_FIELD, fromSeq },
+    );
+  }
+
   async sendMessage(call: CallContext, request: SendMessageRequest): Promise<SendMessageResponse> {
     const execution = await this.#admit(call, request);
     // The task it returns is then at hand, not read back from the store.
     execution.run.keepProjection();
+    const pushFrom = execution.task === undefined ? 0 : execution.run.seq;
     this.#start(execution);
     const outcome = await execution.outcome;
     if (outcome.kind === 'message') return { message: outcome.message };
     if (outcome.kind === 'refused') throw outcome.error;
+    await this.#attachInlinePush(call, request, execution, pushFrom);
     const historyLength = request.configuration?.historyLength;
     if (request.configuration?.returnImmediately !== true) {
       // Settles on a terminal or interrupted state once it is stored, also one written by
@@ -215,6 +263,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     requireStreaming(this.capabilities, 'SendStreamingMessage');
     const execution = await this.#admit(call, request);
     const resumed = execution.task !== undefined;
+    const pushFrom = resumed ? execution.run.seq : 0;
     const stream = this.#openStream(execution.taskId, {
       afterSeq: resumed ? execution.run.seq : 0,
       ...(resumed ? { first: streamEvent(execution.run.seq, { task: execution.task }) } : {}),
@@ -235,6 +284,12 @@ class RuntimeRequestHandler implements A2ARequestHandler {
       throw new InternalError('The task could not be stored', {
         metadata: { taskId: execution.taskId },
       });
+    }
+    try {
+      await this.#attachInlinePush(call, request, execution, pushFrom);
+    } catch (error) {
+      await stream.return();
+      throw error;
     }
     return stream;
   }
@@ -299,20 +354,32 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     });
   }
 
-  createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
-    return Promise.reject(pushNotificationsUnavailable());
+  async createTaskPushNotificationConfig(
+    call: CallContext,
+    request: TaskPushNotificationConfig,
+  ): Promise<TaskPushNotificationConfig> {
+    return await this.#requirePush().create(this.#scopes.of(call), request);
   }
 
-  getTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
-    return Promise.reject(pushNotificationsUnavailable());
+  async getTaskPushNotificationConfig(
+    call: CallContext,
+    request: GetTaskPushNotificationConfigRequest,
+  ): Promise<TaskPushNotificationConfig> {
+    return await this.#requirePush().get(this.#scopes.of(call), request);
   }
 
-  listTaskPushNotificationConfigs(): Promise<ListTaskPushNotificationConfigsResponse> {
-    return Promise.reject(pushNotificationsUnavailable());
+  async listTaskPushNotificationConfigs(
+    call: CallContext,
+    request: ListTaskPushNotificationConfigsRequest,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    return await this.#requirePush().list(this.#scopes.of(call), request);
   }
 
-  deleteTaskPushNotificationConfig(): Promise<void> {
-    return Promise.reject(pushNotificationsUnavailable());
+  async deleteTaskPushNotificationConfig(
+    call: CallContext,
+    request: DeleteTaskPushNotificationConfigRequest,
+  ): Promise<void> {
+    await this.#requirePush().delete(this.#scopes.of(call), request);
   }
 
   // eslint-disable-next-line @typescript-eslint/require-await -- errors must become rejections

@@ -11,7 +11,7 @@ import { InvalidParamsError, UnsupportedOperationError } from '../protocol/error
 import { isTerminalState } from '../protocol/task-state.js';
 import type { TaskScope } from '../stores/task-store.js';
 import type { AgentDefinition } from './agent.js';
-import { checkInputMediaTypes, pushNotificationsUnavailable } from './agent-capabilities.js';
+import { checkInputMediaTypes } from './agent-capabilities.js';
 import type { CallContext } from './call-context.js';
 import { readTask } from './read-task.js';
 import { TaskExecution } from './task-execution.js';
@@ -56,9 +56,6 @@ export async function admitMessage(
         description: `must be ROLE_USER for a message sent to an agent, got ${incoming.role}`,
       },
     ]);
-  }
-  if (request.configuration?.taskPushNotificationConfig !== undefined) {
-    throw pushNotificationsUnavailable();
   }
   checkInputMediaTypes(incoming.parts, context.inputModes);
   if (incoming.taskId === undefined || incoming.taskId === '') {

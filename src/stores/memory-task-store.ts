@@ -16,6 +16,7 @@ import { LazyJsonEvent } from '../protocol/lazy-json-event.js';
 import { applyMutation } from '../protocol/task-projection.js';
 import { isActiveState, isTerminalState } from '../protocol/task-state.js';
 import { TaskOrderIndex } from './task-order-index.js';
+import { MemoryPushConfigs } from './memory-push-configs.js';
 import type {
   AppendRequest,
   AppendResult,
@@ -68,6 +69,11 @@ export class MemoryTaskStore implements TaskStore {
   readonly retention: TaskRetention = {
     purgeTerminalTasks: (terminalBefore, limit) => this.#purge(terminalBefore, limit),
   };
+  /** Push configs; a finished task keeps its log until every config has received it. */
+  readonly push: MemoryPushConfigs = new MemoryPushConfigs({
+    visible: (scope, taskId) => positionOf(this.#visible(scope, taskId)),
+    any: (taskId) => positionOf(this.#tasks.get(taskId)),
+  });
   readonly #tasks = new Map<string, StoredEntry>();
   readonly #indexes = new Map<string, TaskOrderIndex<StoredEntry>>();
   readonly #scopes = new Map<string, TaskScope>();
@@ -207,6 +213,8 @@ export class MemoryTaskStore implements TaskStore {
     const task = this.#tasks.get(taskId);
     // The id may have been purged and reused by a task still running since it was queued.
     if (task === undefined || task.compact || !isTerminalState(task.status.state)) return;
+    // Its log is the outbox of its push configs: kept until they have received it all.
+    if (this.push.hasPending(taskId, task.seq)) return;
     const compact = compactEntry(task);
     this.#tasks.set(taskId, compact);
     this.#indexOf(task.scopeKey).replace(task, compact);
@@ -334,6 +342,7 @@ export class MemoryTaskStore implements TaskStore {
       if (!isTerminalState(stateOf(entry)) || entry.statusTime >= terminalBefore) continue;
       this.#tasks.delete(entry.id);
       this.#indexes.get(entry.scopeKey)?.remove(entry);
+      this.push.forgetTask(entry.id);
       purged++;
     }
     return Promise.resolve(purged);
@@ -342,4 +351,12 @@ export class MemoryTaskStore implements TaskStore {
   close(): Promise<void> {
     return Promise.resolve();
   }
+}
+
+function positionOf(
+  entry: StoredEntry | undefined,
+): { seq: number; terminal: boolean } | undefined {
+  return entry === undefined
+    ? undefined
+    : { seq: entry.seq, terminal: isTerminalState(stateOf(entry)) };
 }

@@ -21,10 +21,10 @@
  * What the runtime does with a store follows from two declarations, never from its shape:
  * {@link TaskStore.topology} (one process, or several) and {@link TaskStore.pipelinedAppends}.
  *
- * Push notifications will add two parts beside these: the push configs of each task (scoped to
- * its owner and tenant like the task, and deleted with it), and an outbox of deliveries written
- * in the same transaction as the event they announce — a field of {@link AppendRequest}, so that
- * an event and its deliveries are stored together or not at all.
+ * - {@link TaskStore.push} — the push notification configs of each task (scoped to its owner and
+ *   tenant like the task, and deleted with it) and their delivery state; the outbox of pending
+ *   deliveries is the event log after each config's delivered position, so an event and its
+ *   deliveries are stored together or not at all (see `push-store.ts`).
  *
  * @example A store plugs into the runtime, which every agent served from it shares:
  * ```ts
@@ -37,6 +37,7 @@
 
 import type { StreamResponse, Task, TaskState } from '../protocol/generated/types.js';
 import type { TaskMutation, TaskViewOptions } from '../protocol/task-projection.js';
+import type { TaskPushStore } from './push-store.js';
 
 export type { TaskMutation, TaskViewOptions } from '../protocol/task-projection.js';
 
@@ -265,6 +266,8 @@ export interface TaskStore {
   readonly retention: TaskRetention;
   /** Present exactly when {@link topology} is `'shared'`. */
   readonly changeFeed?: TaskChangeFeed;
+  /** Push notification configs and their deliveries; absent on a store that cannot keep them. */
+  readonly push?: TaskPushStore;
   /** Releases resources (connections, file handles). */
   close(): Promise<void>;
 }

@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest';
 import {
   ContentTypeNotSupportedError,
   InvalidParamsError,
-  PushNotificationNotSupportedError,
   TaskNotFoundError,
   UnsupportedOperationError,
 } from '../../src/protocol/errors.js';
@@ -79,15 +78,16 @@ describe('admitMessage', () => {
     expect(runtime.runsOf(owner)).toEqual([]);
   });
 
-  it('refuses a push notification config, which this server does not deliver', async () => {
+  it('leaves an inline push config to the request handler, which checks it before admission', async () => {
+    // With push off the handler refuses it (PushNotificationNotSupportedError, see
+    // e2e/capabilities); with push on it checks it and attaches it to the admitted task.
     const { context } = await intake();
     const request: SendMessageRequest = {
       ...message(),
       configuration: { taskPushNotificationConfig: { url: 'https://example.com/hook' } },
     };
-    await expect(admitMessage(context, caller, request)).rejects.toBeInstanceOf(
-      PushNotificationNotSupportedError,
-    );
+    const execution = await admitMessage(context, caller, request);
+    expect(execution.taskId).toBeTruthy();
   });
 
   it('refuses a part of a media type the agent does not accept', async () => {

@@ -133,6 +133,7 @@ describe('SqliteTaskStore file', () => {
       .pluck()
       .all();
     expect(tables).toEqual([
+      'push_configs',
       'task_artifact_parts',
       'task_artifacts',
       'task_events',

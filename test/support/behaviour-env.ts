@@ -7,8 +7,11 @@
 
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import {
+  createPushNotifier,
   createTaskRuntime,
   type A2ANodeServer,
+  type PushNotifier,
+  type PushNotifierOptions,
   type AgentDefinition,
   type TaskRuntime,
   type TaskStore,
@@ -31,6 +34,13 @@ export interface BehaviourEnv extends Axis {
   logReads(taskId: string): number;
   /** What the runtime of this block logged (agent failures among others). */
   readonly logs: readonly LogEntry[];
+  /** Resolves with the first entry (logged so far or later) that `matches` accepts. */
+  nextLog(matches: (entry: LogEntry) => boolean): Promise<LogEntry>;
+  /**
+   * The push notifications of this block's runtime (made on first use, closed after the block):
+   * webhooks on 127.0.0.1 admitted, retries fast. Pass it to `serve` as `{ push }`.
+   */
+  push(options?: Omit<PushNotifierOptions, 'runtime'>): PushNotifier;
   /** Serves `agent` (at the root) or several mounted agents. */
   serve(
     agent: AgentDefinition | readonly AgentMount[],
@@ -52,6 +62,7 @@ export function useBehaviourEnv(axis: Axis): BehaviourEnv {
   let inTest = false;
   const logReads = new Map<string, number>();
   const logger = recordingLogger();
+  let notifier: PushNotifier | undefined;
 
   beforeAll(async () => {
     opened = await openStore(axis.store);
@@ -70,6 +81,7 @@ export function useBehaviourEnv(axis: Axis): BehaviourEnv {
 
   afterAll(async () => {
     await shutdownAll(blockServers);
+    await notifier?.close();
     await runtime?.close();
     await opened?.dispose();
   });
@@ -78,6 +90,18 @@ export function useBehaviourEnv(axis: Axis): BehaviourEnv {
     ...axis,
     logReads: (taskId) => logReads.get(taskId) ?? 0,
     logs: logger.entries,
+    nextLog: (matches) => logger.next(matches),
+    push(options = {}) {
+      if (runtime === undefined) throw new Error('push() is only available inside tests');
+      notifier ??= createPushNotifier({
+        allow: ['127.0.0.1'],
+        retry: { baseMs: 20, maxMs: 200, failingAfter: 50, probeMs: 1_000 },
+        scanMs: 100,
+        ...options,
+        runtime,
+      });
+      return notifier;
+    },
     serve(agent, options = {}) {
       if (runtime === undefined) throw new Error('serve() is only available inside tests');
       return startInProcessServer({

@@ -14,6 +14,7 @@ import {
   type AgentDefinition,
   type CallLimitsOptions,
   type Logger,
+  type PushNotifications,
   type TaskRuntime,
 } from '../../src/server.js';
 import { ServerInterceptingCall, type ServerInterceptor } from '@grpc/grpc-js';
@@ -47,6 +48,8 @@ export interface ServeOptions {
    * node adapter's `authenticate`.
    */
   readonly grpc?: boolean;
+  /** Push notifications of every request handler (over the same runtime). */
+  readonly push?: PushNotifications;
 }
 
 /** A request as the server saw it, found by the tag the test sent (`CallOptions.tag`). */
@@ -97,6 +100,7 @@ export async function startInProcessServer(
       ...(streamBufferSize === undefined ? {} : { streamBufferSize }),
       ...(logger === undefined ? {} : { logger }),
       ...(options.limits === undefined ? {} : { limits: options.limits }),
+      ...(options.push === undefined ? {} : { push: options.push }),
     }),
   }));
   const tracker = new TaggedRequests();

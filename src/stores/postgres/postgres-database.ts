@@ -23,6 +23,7 @@ export interface PostgresNames {
   readonly history: string;
   readonly artifacts: string;
   readonly parts: string;
+  readonly pushConfigs: string;
   readonly migrations: string;
   /**
    * The `LISTEN`/`NOTIFY` channel. Channels are database-wide, so the schema is part of the name:
@@ -61,6 +62,7 @@ export function postgresNames(schema: string): PostgresNames {
     history: `${s}.task_history`,
     artifacts: `${s}.task_artifacts`,
     parts: `${s}.task_artifact_parts`,
+    pushConfigs: `${s}.push_configs`,
     migrations: `${s}.tandem_migrations`,
     channel: `${schema}_task_changes`,
   };

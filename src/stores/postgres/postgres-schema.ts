@@ -106,6 +106,35 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    description: 'push notification configs and their delivery state',
+    up: (n) => `
+      -- A task's push configs, deleted with it. delivered_seq is the outbox position: the task's
+      -- events after it are pending deliveries (see stores/push-store.ts), so an append writes
+      -- nothing more. open is true while the config may still have events to deliver; the
+      -- partial index by next attempt time finds the due ones. holder and holder_expires_at
+      -- (database clock) say which replica delivers it.
+      CREATE TABLE ${n.pushConfigs} (
+        task_id text NOT NULL REFERENCES ${n.tasks} (id) ON DELETE CASCADE,
+        id text NOT NULL,
+        config text NOT NULL,
+        created_at bigint NOT NULL,
+        delivered_seq bigint NOT NULL,
+        failures integer NOT NULL DEFAULT 0,
+        failing boolean NOT NULL DEFAULT false,
+        next_attempt_at bigint NOT NULL DEFAULT 0,
+        last_success_at bigint,
+        last_error text,
+        last_error_at bigint,
+        holder text,
+        holder_expires_at timestamptz NOT NULL DEFAULT '-infinity',
+        open boolean NOT NULL DEFAULT true,
+        PRIMARY KEY (task_id, id)
+      );
+      CREATE INDEX push_configs_due ON ${n.pushConfigs} (next_attempt_at) WHERE open;
+      CREATE INDEX push_configs_by_holder ON ${n.pushConfigs} (holder) WHERE holder IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

@@ -39,6 +39,8 @@ import {
   type PostgresErrorHandler,
 } from './postgres-database.js';
 import { postgresLeases } from './postgres-leases.js';
+import { postgresPushConfigs } from './postgres-push-configs.js';
+import type { TaskPushStore } from '../push-store.js';
 import * as reads from './postgres-reads.js';
 import { postgresRetention } from './postgres-retention.js';
 import { migrateSchema } from './postgres-schema.js';
@@ -86,6 +88,8 @@ export class PostgresTaskStore implements TaskStore {
    * delivered. All listeners share one connection.
    */
   readonly changeFeed: TaskChangeFeed;
+  /** Push configs, claimed by one replica at a time (leases on the database clock). */
+  readonly push: TaskPushStore;
   readonly #db: PostgresDatabase;
   readonly #listener: PostgresChangeListener;
   #closing: Promise<void> | undefined;
@@ -95,6 +99,7 @@ export class PostgresTaskStore implements TaskStore {
     this.#listener = listener;
     this.leases = postgresLeases(db);
     this.retention = postgresRetention(db);
+    this.push = postgresPushConfigs(db);
     this.changeFeed = { listen: (changes) => listener.add(changes) };
   }
 

@@ -42,6 +42,14 @@
  * smaller file. The price is a bound: about 2^24 (16.7 million) events, messages, artifacts and
  * parts per task, and 2^39 − 2 tasks per file; a write past it is refused (see `sqlite-task-keys.ts`),
  * and so is the migration of a file holding such a task.
+ *
+ * Schema version 5 adds `push_configs`: a task's push notification configs, keyed by (task key,
+ * config id), with the wire fields as JSON and the delivery state — `delivered_seq`, the last
+ * event delivered, is the outbox position: the task's events after it are pending (see
+ * `stores/push-store.ts`), so an append writes nothing more. `open` is 1 while the config may
+ * still have events to deliver (its task not finished, or not all delivered); the partial index
+ * by next attempt time finds the due ones without visiting the others. `holder` is the process
+ * delivering the config. Rows are deleted with their task (purge).
  */
 
 import type Database from 'better-sqlite3';
@@ -235,6 +243,29 @@ export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
         ON tasks (status_time) WHERE state IN ${MIGRATED_TERMINAL_STATES_SQL};
       CREATE INDEX tasks_by_lease_holder
         ON tasks (lease_holder) WHERE lease_holder IS NOT NULL;
+    `,
+  },
+  {
+    version: 5,
+    description: 'push notification configs and their delivery state',
+    sql: `
+      CREATE TABLE push_configs (
+        task_key INTEGER NOT NULL,
+        id TEXT NOT NULL,
+        config TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        delivered_seq INTEGER NOT NULL,
+        failures INTEGER NOT NULL,
+        failing INTEGER NOT NULL,
+        next_attempt_at INTEGER NOT NULL,
+        last_success_at INTEGER,
+        last_error TEXT,
+        last_error_at INTEGER,
+        holder TEXT,
+        open INTEGER NOT NULL,
+        PRIMARY KEY (task_key, id)
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX push_configs_due ON push_configs (next_attempt_at) WHERE open = 1;
     `,
   },
 ];

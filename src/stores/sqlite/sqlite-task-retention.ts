@@ -9,6 +9,7 @@ import type Database from 'better-sqlite3';
 import { TERMINAL_STATES } from '../../protocol/task-state.js';
 import { sqlStateList } from '../sql/task-rows.js';
 import { childRangeSql } from './sqlite-task-keys.js';
+import { DELETE_PUSH_CONFIGS_OF_KEYS } from './sqlite-push-configs.js';
 
 /** Prepared statements for purging terminal tasks. */
 export class SqliteTaskRetention {
@@ -30,6 +31,7 @@ export class SqliteTaskRetention {
              JOIN ${table} AS c ON ${childRangeSql('c.k', 'page.value')})`,
         ),
     );
+    deletes.push(db.prepare<[string]>(DELETE_PUSH_CONFIGS_OF_KEYS));
     const deleteTasks = db.prepare<[string]>(
       'DELETE FROM tasks WHERE key IN (SELECT value FROM json_each(?))',
     );

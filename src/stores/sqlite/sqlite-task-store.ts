@@ -44,6 +44,8 @@ import type {
 import { SqliteGroupCommit, type WriteOptions } from './sqlite-group-commit.js';
 import { migrateSqliteSchema } from './sqlite-migrations.js';
 import { SqliteTaskLeases } from './sqlite-task-leases.js';
+import { SqlitePushConfigs } from './sqlite-push-configs.js';
+import type { TaskPushStore } from '../push-store.js';
 import { SqliteTaskReads } from './sqlite-task-reads.js';
 import { SqliteTaskRetention } from './sqlite-task-retention.js';
 import { SqliteTaskWrites } from './sqlite-task-writes.js';
@@ -96,6 +98,8 @@ export class SqliteTaskStore implements TaskStore {
   /** Each lease change is one conditional UPDATE, committed with the writes around it. */
   readonly leases: TaskLeases;
   readonly retention: TaskRetention;
+  /** Push configs: writes go through the group commit, after the deferred task rows. */
+  readonly push: TaskPushStore;
   readonly #db: Database.Database;
   readonly #path: string;
   readonly #reads: SqliteTaskReads;
@@ -127,6 +131,22 @@ export class SqliteTaskStore implements TaskStore {
       release: (taskId, holder) => this.#writeRows(() => leases.release(taskId, holder)),
       findOrphans: (limit, options) =>
         this.#run(() => leases.findOrphans(limit, options?.ignoreLeases === true)),
+    };
+    const push = new SqlitePushConfigs(db);
+    this.push = {
+      putConfig: (scope, config, fromSeq) =>
+        this.#writeRows(() => push.put(scope, config, fromSeq)),
+      getConfig: (scope, taskId, id) => this.#run(() => push.get(scope, taskId, id)),
+      listConfigs: (scope, taskId, limit, afterId) =>
+        this.#run(() => push.list(scope, taskId, limit, afterId)),
+      deleteConfig: (scope, taskId, id) => this.#writeRows(() => push.delete(scope, taskId, id)),
+      claimDue: (holder, _leaseMs, limit) => this.#writeRows(() => push.claimDue(holder, limit)),
+      claim: (holder, _leaseMs, taskId, id) =>
+        this.#writeRows(() => push.claim(holder, taskId, id)),
+      renewClaims: () => Promise.resolve(),
+      release: (holder, taskId, id) => this.#writeRows(() => push.release(holder, taskId, id)),
+      recordDelivery: (holder, taskId, id, update) =>
+        this.#writeRows(() => push.record(holder, taskId, id, update)),
     };
     const retention = new SqliteTaskRetention(db);
     this.retention = {

@@ -1,0 +1,280 @@
+/**
+ * Push notifications over one task runtime: the operations (configs in the runtime's store,
+ * scoped to each caller), the destination guard, and this process's delivery dispatcher.
+ *
+ * ```ts
+ * const runtime = createTaskRuntime({ store });
+ * await runtime.start();
+ * const push = createPushNotifier({ runtime });
+ * const handler = createRequestHandler({ agent, runtime, push });
+ * // ... at shutdown, after the handlers:
+ * await push.close();
+ * ```
+ */
+
+import { TaskNotFoundError, InvalidParamsError } from '../protocol/errors.js';
+import type {
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  TaskPushNotificationConfig,
+} from '../protocol/generated/types.js';
+import { ConfigurationError } from '../protocol/local-errors.js';
+import { integerOption } from '../protocol/integer-option.js';
+import { newUuid } from '../protocol/uuid.js';
+import type { Logger } from '../runtime/logger.js';
+import type { PushNotifications } from '../runtime/push-notifications.js';
+import { engineOf, type TaskRuntime } from '../runtime/task-runtime.js';
+import type { StoredPushConfig, TaskPushStore } from '../stores/push-store.js';
+import type { TaskScope } from '../stores/task-store.js';
+import { DestinationPolicy } from './destination-policy.js';
+import { systemResolver, type HostResolver } from './guarded-lookup.js';
+import { checkPushConfig } from './push-config-input.js';
+import { PushDispatcher } from './push-dispatcher.js';
+import { decodeConfigPageToken, encodeConfigPageToken } from './config-page-token.js';
+import type { RetryTiming } from './retry-timing.js';
+
+/** Options of {@link createPushNotifier}. */
+export interface PushNotifierOptions {
+  /** The runtime whose store keeps the configs, and whose event hub announces new events. */
+  readonly runtime: TaskRuntime;
+  /**
+   * Destinations admitted although private or local: host names (exactly), addresses (exactly)
+   * or CIDR ranges. Default none: see `destination-policy.ts` for what is refused.
+   */
+  readonly allow?: readonly string[];
+  /** How long a webhook has to answer: 10,000 to 30,000 ms (spec 4.3.3). Default 15,000. */
+  readonly timeoutMs?: number;
+  /** Retry pacing: defaults base 1 s, max 5 min, failing after 10 failures, probe every 5 min. */
+  readonly retry?: Partial<RetryTiming>;
+  /** Deliver only `task` snapshots and status updates. Default false. */
+  readonly statusOnly?: boolean;
+  /** Send consecutive chunks of one artifact as one `artifactUpdate`. Default false. */
+  readonly coalesceArtifacts?: boolean;
+  /** How host names are resolved (default: the system resolver). */
+  readonly resolver?: HostResolver;
+  /** How often to look for deliveries no process is making. Default 1,000 ms. */
+  readonly scanMs?: number;
+  /** How long a claim on a config lasts without renewal (shared stores). Default 10,000 ms. */
+  readonly leaseMs?: number;
+  /** Configs delivered at once by this process. Default 10,000. */
+  readonly maxWorkers?: number;
+  readonly logger?: Logger;
+}
+
+/** Where a config's deliveries stand (see {@link PushNotifier.deliveryStatus}). */
+export interface PushDeliveryStatus {
+  /** Events of the task not delivered (nor given up) yet. */
+  readonly pending: number;
+  /** Consecutive failed attempts since the last success. */
+  readonly failures: number;
+  /** Marked after too many consecutive failures: attempts slowed to a probe. */
+  readonly failing: boolean;
+  /** ISO time of the next attempt, while a retry waits. */
+  readonly nextAttemptAt?: string;
+  readonly lastSuccessAt?: string;
+  /** The last failure's reason (no credentials in it). */
+  readonly lastError?: string;
+  readonly lastErrorAt?: string;
+}
+
+/** Push notifications for the handlers of one runtime; close it at shutdown. */
+export interface PushNotifier extends PushNotifications {
+  /**
+   * The delivery state of a config of a task visible in `scope` (the task's owner and tenant);
+   * `TaskNotFoundError` otherwise. The A2A config message has no field for it.
+   */
+  deliveryStatus(scope: TaskScope, taskId: string, id: string): Promise<PushDeliveryStatus>;
+  /** Stops delivering; pending deliveries stay in the store for the next start or replica. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_PAGE = 50;
+const MAX_PAGE = 100;
+
+/** Creates the push notifications of `options.runtime` and starts delivering. */
+export function createPushNotifier(options: PushNotifierOptions): PushNotifier {
+  return new RuntimePushNotifier(options);
+}
+
+class RuntimePushNotifier implements PushNotifier {
+  readonly #push: TaskPushStore;
+  readonly #policy: DestinationPolicy;
+  readonly #resolver: HostResolver;
+  readonly #dispatcher: PushDispatcher;
+
+  constructor(options: PushNotifierOptions) {
+    const engine = engineOf(options.runtime);
+    const push = engine.store.push;
+    if (push === undefined) {
+      throw new ConfigurationError('This task store cannot keep push notification configs');
+    }
+    this.#push = push;
+    this.#policy = new DestinationPolicy(options.allow ?? []);
+    this.#resolver = options.resolver ?? systemResolver;
+    const timeoutMs = options.timeoutMs ?? 15_000;
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 10_000 || timeoutMs > 30_000) {
+      throw new ConfigurationError(
+        `The push timeout must be 10,000 to 30,000 ms (spec 4.3.3), got ${timeoutMs}`,
+      );
+    }
+    const logger = (options.logger ?? engine.logger).child({ component: 'push' });
+    const retry = options.retry ?? {};
+    this.#dispatcher = new PushDispatcher({
+      store: engine.store,
+      push,
+      hub: engine.hub,
+      holder: `push-${newUuid()}`,
+      logger,
+      scanMs: integerOption('scanMs', options.scanMs ?? 1_000, 1, 'ms'),
+      leaseMs: integerOption('leaseMs', options.leaseMs ?? 10_000, 1, 'ms'),
+      maxWorkers: integerOption('maxWorkers', options.maxWorkers ?? 10_000, 1, 'configs'),
+      worker: {
+        client: { policy: this.#policy, resolver: this.#resolver, timeoutMs },
+        timing: {
+          baseMs: integerOption('retry.baseMs', retry.baseMs ?? 1_000, 1, 'ms'),
+          maxMs: integerOption('retry.maxMs', retry.maxMs ?? 300_000, 1, 'ms'),
+          failingAfter: integerOption(
+            'retry.failingAfter',
+            retry.failingAfter ?? 10,
+            1,
+            'failures',
+          ),
+          probeMs: integerOption('retry.probeMs', retry.probeMs ?? 300_000, 1, 'ms'),
+        },
+        payloads: {
+          statusOnly: options.statusOnly === true,
+          coalesceArtifacts: options.coalesceArtifacts === true,
+        },
+        batchSize: 64,
+        parkAfterMs: 5_000,
+      },
+    });
+    this.#dispatcher.start();
+  }
+
+  check(config: TaskPushNotificationConfig, field: string): Promise<void> {
+    return checkPushConfig(config, field, this.#policy, this.#resolver);
+  }
+
+  async create(
+    scope: TaskScope,
+    config: TaskPushNotificationConfig,
+    options: { readonly field?: string; readonly fromSeq?: number } = {},
+  ): Promise<TaskPushNotificationConfig> {
+    const taskId = config.taskId ?? '';
+    if (taskId === '') {
+      throw InvalidParamsError.fromViolations([
+        { field: 'taskId', description: 'is required: the task whose updates are pushed' },
+      ]);
+    }
+    await this.check(config, options.field ?? '');
+    const stored = await this.#push.putConfig(
+      scope,
+      {
+        taskId,
+        id: config.id === undefined || config.id === '' ? newUuid() : config.id,
+        url: config.url,
+        ...(config.token === undefined ? {} : { token: config.token }),
+        ...(config.authentication === undefined ? {} : { authentication: config.authentication }),
+        createdAt: Date.now(),
+      },
+      options.fromSeq,
+    );
+    if (stored === undefined) throw taskNotFound(taskId);
+    await this.#dispatcher.claim(taskId, stored.config.id);
+    return wireConfig(scope, stored);
+  }
+
+  async get(
+    scope: TaskScope,
+    request: GetTaskPushNotificationConfigRequest,
+  ): Promise<TaskPushNotificationConfig> {
+    const stored = await this.#push.getConfig(scope, request.taskId, request.id);
+    if (stored === undefined) {
+      throw new TaskNotFoundError(
+        `Push notification config ${request.id} of task ${request.taskId} was not found`,
+        { metadata: { taskId: request.taskId, configId: request.id } },
+      );
+    }
+    return wireConfig(scope, stored);
+  }
+
+  async list(
+    scope: TaskScope,
+    request: ListTaskPushNotificationConfigsRequest,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    const size =
+      request.pageSize === undefined || request.pageSize === 0 ? DEFAULT_PAGE : request.pageSize;
+    const afterId =
+      request.pageToken === undefined || request.pageToken === ''
+        ? undefined
+        : decodeConfigPageToken(request.pageToken, request.taskId);
+    const page = await this.#push.listConfigs(
+      scope,
+      request.taskId,
+      Math.min(size, MAX_PAGE),
+      afterId,
+    );
+    if (page === undefined) throw taskNotFound(request.taskId);
+    const configs = page.configs.map((stored) => wireConfig(scope, stored));
+    return page.nextAfterId === undefined
+      ? { configs }
+      : { configs, nextPageToken: encodeConfigPageToken(page.nextAfterId, request.taskId) };
+  }
+
+  async delete(scope: TaskScope, request: DeleteTaskPushNotificationConfigRequest): Promise<void> {
+    const deleted = await this.#push.deleteConfig(scope, request.taskId, request.id);
+    if (deleted === undefined) throw taskNotFound(request.taskId);
+    this.#dispatcher.forget(request.taskId, request.id);
+  }
+
+  async deliveryStatus(scope: TaskScope, taskId: string, id: string): Promise<PushDeliveryStatus> {
+    const stored = await this.#push.getConfig(scope, taskId, id);
+    if (stored === undefined) {
+      throw new TaskNotFoundError(
+        `Push notification config ${id} of task ${taskId} was not found`,
+        {
+          metadata: { taskId, configId: id },
+        },
+      );
+    }
+    const { state } = stored;
+    const iso = (ms: number | undefined) =>
+      ms === undefined ? undefined : new Date(ms).toISOString();
+    const status: { -readonly [K in keyof PushDeliveryStatus]: PushDeliveryStatus[K] } = {
+      pending: Math.max(0, stored.taskSeq - state.deliveredSeq),
+      failures: state.failures,
+      failing: state.failing,
+    };
+    if (state.nextAttemptAt > Date.now()) status.nextAttemptAt = iso(state.nextAttemptAt) as string;
+    if (state.lastSuccessAt !== undefined)
+      status.lastSuccessAt = iso(state.lastSuccessAt) as string;
+    if (state.lastError !== undefined) status.lastError = state.lastError;
+    if (state.lastErrorAt !== undefined) status.lastErrorAt = iso(state.lastErrorAt) as string;
+    return status;
+  }
+
+  close(): Promise<void> {
+    return this.#dispatcher.close();
+  }
+}
+
+function taskNotFound(taskId: string): TaskNotFoundError {
+  return new TaskNotFoundError(`Task ${taskId} was not found`, { metadata: { taskId } });
+}
+
+/** A stored config as the operations answer it (the owner sees its own credentials). */
+function wireConfig(scope: TaskScope, stored: StoredPushConfig): TaskPushNotificationConfig {
+  const { config } = stored;
+  const wire: TaskPushNotificationConfig = {
+    id: config.id,
+    taskId: config.taskId,
+    url: config.url,
+  };
+  if (scope.tenant !== '') wire.tenant = scope.tenant;
+  if (config.token !== undefined) wire.token = config.token;
+  if (config.authentication !== undefined) wire.authentication = config.authentication;
+  return wire;
+}

@@ -1,0 +1,43 @@
+/**
+ * The seam between the request handler and push delivery: the four push operations, and a config
+ * given inline with a message. The runtime knows only this interface; `src/push` implements it
+ * (configs in the task store, the delivery worker, the destination guard), and a handler made
+ * without one answers every push operation with `PushNotificationNotSupportedError`.
+ */
+
+import type {
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  TaskPushNotificationConfig,
+} from '../protocol/generated/types.js';
+import type { TaskScope } from '../stores/task-store.js';
+
+/** Push notifications for the tasks of one store, in the scope of each caller. */
+export interface PushNotifications {
+  /**
+   * Checks a config before anything is stored, throwing `InvalidParamsError` naming the field
+   * under `field` (e.g. `configuration.taskPushNotificationConfig.url`) and why.
+   */
+  check(config: TaskPushNotificationConfig, field: string): Promise<void>;
+  /**
+   * Creates (or replaces) a config of a task visible in `scope`; `TaskNotFoundError` when there
+   * is none. `fromSeq`: the events after it are delivered (default: the events from now on).
+   */
+  create(
+    scope: TaskScope,
+    config: TaskPushNotificationConfig,
+    options?: { readonly field?: string; readonly fromSeq?: number },
+  ): Promise<TaskPushNotificationConfig>;
+  get(
+    scope: TaskScope,
+    request: GetTaskPushNotificationConfigRequest,
+  ): Promise<TaskPushNotificationConfig>;
+  list(
+    scope: TaskScope,
+    request: ListTaskPushNotificationConfigsRequest,
+  ): Promise<ListTaskPushNotificationConfigsResponse>;
+  /** Deletes a config (idempotent); `TaskNotFoundError` when the task is not visible. */
+  delete(scope: TaskScope, request: DeleteTaskPushNotificationConfigRequest): Promise<void>;
+}

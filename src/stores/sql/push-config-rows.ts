@@ -1,0 +1,80 @@
+/**
+ * Push config rows ↔ {@link StoredPushConfig}, for both SQL stores: the same columns, with the
+ * wire fields of the config (url, token, authentication) as one JSON text column.
+ */
+
+import type { AuthenticationInfo } from '../../protocol/generated/types.js';
+import { isTerminalState } from '../../protocol/task-state.js';
+import type { PushConfigRecord, PushDeliveryUpdate, StoredPushConfig } from '../push-store.js';
+import { taskStateOf } from './task-rows.js';
+
+/** A `push_configs` row joined with its task's id, seq and state. */
+export interface PushConfigRow {
+  readonly task_id: string;
+  readonly id: string;
+  readonly config: string;
+  readonly created_at: number | string;
+  readonly delivered_seq: number | string;
+  readonly failures: number;
+  readonly failing: number | boolean;
+  readonly next_attempt_at: number | string;
+  readonly last_success_at: number | string | null;
+  readonly last_error: string | null;
+  readonly last_error_at: number | string | null;
+  readonly seq: number | string;
+  readonly state: string;
+}
+
+/** The JSON of the config's wire fields. */
+export function pushConfigJson(config: PushConfigRecord): string {
+  const { url, token, authentication } = config;
+  return JSON.stringify({ url, token, authentication });
+}
+
+interface ConfigFields {
+  url: string;
+  token?: string;
+  authentication?: AuthenticationInfo;
+}
+
+/** A row as the store seam answers it. */
+export function pushConfigFromRow(row: PushConfigRow): StoredPushConfig {
+  const fields = JSON.parse(row.config) as ConfigFields;
+  const config: PushConfigRecord = {
+    taskId: row.task_id,
+    id: row.id,
+    url: fields.url,
+    ...(fields.token === undefined ? {} : { token: fields.token }),
+    ...(fields.authentication === undefined ? {} : { authentication: fields.authentication }),
+    createdAt: Number(row.created_at),
+  };
+  return {
+    config,
+    state: {
+      deliveredSeq: Number(row.delivered_seq),
+      failures: row.failures,
+      failing: row.failing === true || row.failing === 1,
+      nextAttemptAt: Number(row.next_attempt_at),
+      ...(row.last_success_at === null ? {} : { lastSuccessAt: Number(row.last_success_at) }),
+      ...(row.last_error === null ? {} : { lastError: row.last_error }),
+      ...(row.last_error_at === null ? {} : { lastErrorAt: Number(row.last_error_at) }),
+    },
+    taskSeq: Number(row.seq),
+    taskTerminal: isTerminalState(taskStateOf(row)),
+  };
+}
+
+/** The state columns of an update, in the order the statements bind them. */
+export function deliveryUpdateValues(
+  update: PushDeliveryUpdate,
+): [number, number, number, number, number | null, string | null, number | null] {
+  return [
+    update.deliveredSeq,
+    update.failures,
+    update.failing ? 1 : 0,
+    update.nextAttemptAt,
+    update.lastSuccessAt ?? null,
+    update.lastError ?? null,
+    update.lastErrorAt ?? null,
+  ];
+}
