@@ -205,15 +205,20 @@ describe('interface selection', () => {
   });
 
   it('says what the card offers when nothing fits', async () => {
-    const error = await select([rpc('http://old/rpc', '0.3'), grpc], ['JSONRPC', 'GRPC']).catch(
+    const oldGrpc = { ...grpc, protocolVersion: '0.3' };
+    const error = await select([rpc('http://old/rpc', '0.3'), oldGrpc], ['JSONRPC', 'GRPC']).catch(
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(NoCompatibleInterfaceError);
     const message = (error as Error).message;
     expect(message).toContain('JSONRPC 0.3 at http://old/rpc');
-    expect(message).toContain('GRPC 1.0 at grpc.example.com:443');
+    expect(message).toContain('GRPC 0.3 at grpc.example.com:443');
     expect(message).toContain('accepts JSONRPC, GRPC at protocol version 1.0');
-    expect(message).toContain('does not implement gRPC yet; accept JSONRPC or HTTP+JSON');
+  });
+
+  it('takes a GRPC interface with its bare host:port URL as it is', async () => {
+    const picked = await select([grpc], ['GRPC']);
+    expect(picked.interface.url).toBe('grpc.example.com:443');
   });
 
   it('accepts a card given in the options', async () => {
