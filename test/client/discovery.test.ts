@@ -217,6 +217,11 @@ describe('interface selection', () => {
     expect(message).toContain('(JSONRPC at 0.3 too)');
   });
 
+  it('takes a GRPC interface with its bare host:port URL as it is', async () => {
+    const picked = await select([grpc], ['GRPC']);
+    expect(picked.interface.url).toBe('grpc.example.com:443');
+  });
+
   it('accepts a card given in the options', async () => {
     const client = await createClient('http://agent.example.com', {
       card: cardWith([rpc('/a2a')]),

@@ -46,7 +46,7 @@ import type { AgentInterface } from '../../protocol/generated/types.js';
 import type { OperationName, OperationRequest } from '../../protocol/operations.js';
 import { GRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import type { Principal } from '../../runtime/call-context.js';
-import type { Logger } from '../../runtime/logger.js';
+import { silentLogger, type Logger } from '../../runtime/logger.js';
 import type { A2ARequestHandler } from '../../runtime/request-handler.js';
 import { GrpcCallSource, MetadataReader } from './grpc-call-source.js';
 import type { GrpcMethod } from './grpc-codec.js';
@@ -116,9 +116,19 @@ function extensionsMetadata(activated: readonly string[]): Metadata | undefined 
 /** The implementation of `lf.a2a.v1.A2AService` for grpc-js, by method. */
 export class GrpcA2AService {
   readonly #context: GrpcServiceContext;
+  /** Whether a call's log line is wanted, checked before anything is gathered for it. */
+  readonly #logging: () => boolean;
 
   constructor(context: GrpcServiceContext) {
     this.#context = context;
+    const logger = context.logger as Logger & { isLevelEnabled?: (level: string) => boolean };
+    const isLevelEnabled = logger.isLevelEnabled?.bind(logger);
+    this.#logging =
+      logger === silentLogger
+        ? () => false
+        : isLevelEnabled === undefined
+          ? () => true
+          : () => isLevelEnabled('info');
   }
 
   /** The status a thrown value is answered with (logged when it is not an A2A error). */
@@ -262,6 +272,7 @@ export class GrpcA2AService {
     outcome: { readonly taskId: string | undefined; readonly reason?: string | undefined },
     start: number,
   ): void {
+    if (!this.#logging()) return;
     const report: CallReport = {
       binding: GRPC_BINDING,
       operation: method.operation,

@@ -6,8 +6,11 @@
  * `""` on the last page. JSON-RPC and HTTP+JSON send them; this puts them back after decoding, so
  * that a gRPC answer is the value the other bindings answer and passes the same validators.
  *
- * Only `REQUIRED` numbers and booleans, and the `REQUIRED` strings and lists that a field rule
- * allows to be empty, are restored: any other required field at its default is invalid, and is
+ * Timestamps get the same form too: protobuf writes whole seconds without a fraction
+ * (`10:30:00Z`), Tandem (like `Date.toISOString`) with milliseconds (`10:30:00.000Z`).
+ *
+ * Only `REQUIRED` numbers, booleans and maps, and the `REQUIRED` strings and lists that a field
+ * rule allows to be empty, are restored: any other required field at its default is invalid, and is
  * left absent for the validator to name. The plan of each message is computed once.
  */
 
@@ -18,6 +21,8 @@ import { messageDescriptors } from '../../protocol/generated/descriptors.js';
 interface Plan {
   /** Fields to set when absent, with their default. */
   readonly defaults: readonly (readonly [string, unknown])[];
+  /** `google.protobuf.Timestamp` fields, written back with milliseconds. */
+  readonly timestamps: readonly string[];
   /** Message fields whose values have defaults of their own to restore. */
   readonly nested: readonly {
     readonly name: string;
@@ -35,7 +40,8 @@ function defaultOf(message: string, field: MessageDescriptor['fields'][number]):
   }
   const allowEmpty = fieldRules[message]?.[field.name]?.allowEmpty === true;
   if (field.repeated === true) return allowEmpty ? [] : undefined;
-  if (field.map === true) return undefined;
+  // A required map is valid empty (OAuth flows' `scopes`).
+  if (field.map === true) return {};
   switch (field.type) {
     case 'int32':
       return 0;
@@ -56,24 +62,48 @@ function planOf(message: string): Plan | null {
   const descriptor = descriptors[message];
   if (descriptor === undefined) return null;
   const defaults: (readonly [string, unknown])[] = [];
+  const timestamps: string[] = [];
   const nested: Plan['nested'][number][] = [];
   for (const field of descriptor.fields) {
     const value = defaultOf(message, field);
     if (value !== undefined) defaults.push([field.name, value]);
+    if (field.type === 'timestamp' && field.repeated !== true) timestamps.push(field.name);
     if (field.type !== 'message' || field.typeName === undefined) continue;
     const plan = planOf(field.typeName);
     if (plan === null) continue;
     const kind = field.map === true ? 'map' : field.repeated === true ? 'repeated' : 'single';
     nested.push({ name: field.name, plan, kind });
   }
-  const plan = defaults.length === 0 && nested.length === 0 ? null : { defaults, nested };
+  const plan =
+    defaults.length === 0 && timestamps.length === 0 && nested.length === 0
+      ? null
+      : { defaults, timestamps, nested };
   plans.set(message, plan);
   return plan;
 }
 
+/** Second-precision RFC 3339 (how protobuf writes whole seconds) with milliseconds. */
+const WHOLE_OR_MILLIS = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,3}))?Z$/;
+
+function withMillis(timestamp: unknown): unknown {
+  if (typeof timestamp !== 'string') return timestamp;
+  const match = WHOLE_OR_MILLIS.exec(timestamp);
+  if (match === null) return timestamp;
+  return `${match[1]}.${(match[2] ?? '').padEnd(3, '0')}Z`;
+}
+
 function apply(plan: Plan, value: Record<string, unknown>): void {
+  for (const name of plan.timestamps) {
+    if (name in value) value[name] = withMillis(value[name]);
+  }
   for (const [name, fallback] of plan.defaults) {
-    if (!(name in value)) value[name] = Array.isArray(fallback) ? [] : fallback;
+    if (!(name in value)) {
+      value[name] = Array.isArray(fallback)
+        ? []
+        : typeof fallback === 'object' && fallback !== null
+          ? {}
+          : fallback;
+    }
   }
   for (const { name, plan: inner, kind } of plan.nested) {
     const field = value[name];
