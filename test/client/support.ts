@@ -23,6 +23,7 @@ import {
   type A2AAgentMount,
   type A2ANodeServer,
   type AgentDefinition,
+  type ServerCompat,
 } from '../../src/server.js';
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -106,7 +107,7 @@ export async function startTandem(
   agents: readonly A2AAgentMount[] = [
     { path: '', handler: createRequestHandler({ agent: testAgent }) },
   ],
-  options: { cardMaxAgeSeconds?: number } = {},
+  options: { cardMaxAgeSeconds?: number; compat?: ServerCompat } = {},
 ): Promise<{ url: string; server: A2ANodeServer }> {
   const server = createNodeServer({ agents, heartbeatMs: 0, ...options });
   closers.push(() => server.shutdown({ deadlineMs: 500 }));
