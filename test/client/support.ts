@@ -23,7 +23,6 @@ import {
   type A2AAgentMount,
   type A2ANodeServer,
   type AgentDefinition,
-  type ServerCompat,
 } from '../../src/server.js';
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -107,7 +106,7 @@ export async function startTandem(
   agents: readonly A2AAgentMount[] = [
     { path: '', handler: createRequestHandler({ agent: testAgent }) },
   ],
-  options: { cardMaxAgeSeconds?: number; compat?: ServerCompat } = {},
+  options: { cardMaxAgeSeconds?: number } = {},
 ): Promise<{ url: string; server: A2ANodeServer }> {
   const server = createNodeServer({ agents, heartbeatMs: 0, ...options });
   closers.push(() => server.shutdown({ deadlineMs: 500 }));

@@ -5,18 +5,35 @@
  * its 1.0 ones), delivering each event once.
  */
 
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createCardResolver, createClient } from '../../../src/client.js';
 import type { AgentCard } from '../../../src/index.js';
-import { compatV03 } from '../../../src/server.js';
+import { compatV03, createNodeServer, createRequestHandler } from '../../../src/server.js';
 import {
   PASS,
   collect,
   describeEvent,
   startFaultProxy,
-  startTandem,
+  testAgent,
   type Fault,
 } from '../../client/support.js';
+
+const closers: Array<() => Promise<void>> = [];
+
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+/** A `--compat 0.3` server of the client tests' agent, stopped after the test. */
+async function startCompatServer(): Promise<{ url: string }> {
+  const server = createNodeServer({
+    agents: [{ path: '', handler: createRequestHandler({ agent: testAgent }) }],
+    heartbeatMs: 0,
+    compat: compatV03(),
+  });
+  closers.push(() => server.shutdown({ deadlineMs: 500 }));
+  return server.listen({ port: 0, host: '127.0.0.1' });
+}
 
 const streamOf = (text: string) => ({ message: { parts: [{ text }] } });
 
@@ -36,13 +53,13 @@ async function v03Client(url: string) {
 
 describe('0.3 stream resume', () => {
   it('resumes after every k events and delivers each event once', async () => {
-    const { url: direct } = await startTandem(undefined, { compat: compatV03() });
+    const { url: direct } = await startCompatServer();
     const reference = (
       await collect((await v03Client(direct)).sendStreamingMessage(streamOf('stream 4')))
     ).map(describeEvent);
     expect(reference).toHaveLength(7);
     for (let k = 1; k < reference.length; k++) {
-      const { url } = await startTandem(undefined, { compat: compatV03() });
+      const { url } = await startCompatServer();
       const proxy = await startFaultProxy(url, (request): Fault =>
         request.rpcMethod === 'message/stream' ? { kind: 'cut', afterEvents: k } : PASS,
       );
