@@ -9,14 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createCardResolver, createClient } from '../../../src/client.js';
 import type { AgentCard } from '../../../src/index.js';
 import { compatV03, createNodeServer, createRequestHandler } from '../../../src/server.js';
-import {
-  PASS,
-  collect,
-  describeEvent,
-  startFaultProxy,
-  testAgent,
-  type Fault,
-} from '../../client/support.js';
+import { PASS, collect, describeEvent, startFaultProxy, type Fault } from '../../client/support.js';
+import { clientTestAgent } from '../../support/agents.js';
 
 const closers: Array<() => Promise<void>> = [];
 
@@ -27,7 +21,7 @@ afterEach(async () => {
 /** A `--compat 0.3` server of the client tests' agent, stopped after the test. */
 async function startCompatServer(): Promise<{ url: string }> {
   const server = createNodeServer({
-    agents: [{ path: '', handler: createRequestHandler({ agent: testAgent }) }],
+    agents: [{ path: '', handler: createRequestHandler({ agent: clientTestAgent }) }],
     heartbeatMs: 0,
     compat: compatV03(),
   });
