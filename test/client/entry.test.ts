@@ -83,6 +83,12 @@ describe('the tandem/client entry', () => {
     expect(findCircle(graph)).toBeUndefined();
   });
 
+  it('loads the A2A 0.3 translation only when a card needs it (dynamic imports)', () => {
+    const graph = importGraph(resolve(SRC, 'client.ts'));
+    const legacy = [...graph.keys()].filter((file) => file.includes('/bindings/v0_3/'));
+    expect(legacy.map((file) => relative(SRC, file))).toEqual([]);
+  });
+
   it('uses named exports only', () => {
     expect(readFileSync(resolve(SRC, 'client.ts'), 'utf8')).not.toMatch(/export \*/);
   });

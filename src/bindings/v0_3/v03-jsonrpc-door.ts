@@ -110,6 +110,16 @@ class V03Report implements StreamReport {
 }
 
 function responseOf(outcome: V03Outcome): HttpResponse {
+  const response = bareResponseOf(outcome);
+  const extensions = outcome.activatedExtensions ?? [];
+  if (extensions.length > 0) {
+    response.headers['a2a-extensions'] = extensions.join(', ');
+    response.headers['x-a2a-extensions'] = extensions.join(', ');
+  }
+  return response;
+}
+
+function bareResponseOf(outcome: V03Outcome): HttpResponse {
   const reply = outcome.reply;
   switch (reply.kind) {
     case 'body':

@@ -70,6 +70,8 @@ export type V03Reply =
 
 export interface V03Outcome {
   readonly reply: V03Reply;
+  /** Extensions the handler activated, echoed in `A2A-Extensions` and 0.3's `X-A2A-Extensions`. */
+  readonly activatedExtensions?: readonly string[] | undefined;
   readonly operation: OperationName | undefined;
   readonly taskId: string | undefined;
   readonly error: A2AError | undefined;
@@ -160,6 +162,7 @@ export async function serveV03Call(
       },
       call,
     );
+    const activatedExtensions = opened.activatedExtensions;
     if (isStreaming(operation)) {
       const events = await openStream(handler, operation, opened.call, request as never);
       const stream = new SseEventStream(
@@ -178,6 +181,7 @@ export async function serveV03Call(
         };
       }
       return {
+        activatedExtensions,
         reply: { kind: 'stream', stream },
         operation,
         taskId: taskIdOf(request, undefined),
@@ -195,6 +199,7 @@ export async function serveV03Call(
       throw new InternalError();
     }
     return {
+      activatedExtensions,
       reply: { kind: 'body', body: envelope(call.idToken, 'result', json) },
       operation,
       taskId,

@@ -25,7 +25,7 @@ import {
   type A2ANodeServer,
   type TaskRuntime,
 } from '../../../src/server.js';
-import { clientTestAgent } from '../../support/agents.js';
+import { clientTestAgent, extensionAgent, REQUIRED_EXTENSION } from '../../support/agents.js';
 import { describeMatrix } from '../../support/matrix.js';
 import { openStore, type OpenedStore } from '../../support/stores.js';
 
@@ -195,6 +195,44 @@ describe('a 1.0 card with a 0.3 interface', () => {
     try {
       const client = await createClient(url);
       expect(client.selectedInterface.protocolVersion).toBe('1.0');
+    } finally {
+      await server.shutdown({ deadlineMs: 500 });
+    }
+  });
+});
+
+describe('extensions over 0.3', () => {
+  it('reads X-A2A-Extensions, echoes the activated ones, and refuses without a required one', async () => {
+    const server = createNodeServer({
+      agents: [{ path: '', handler: createRequestHandler({ agent: extensionAgent }) }],
+      heartbeatMs: 0,
+      compat: compatV03(),
+    });
+    const { url } = await server.listen({ port: 0, host: '127.0.0.1' });
+    const call = (headers: Record<string, string>) =>
+      fetch(`${url.replace(/\/$/, '')}/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'message/send',
+          params: {
+            message: {
+              kind: 'message',
+              role: 'user',
+              messageId: 'm-1',
+              parts: [{ kind: 'text', text: 'x' }],
+            },
+          },
+        }),
+      });
+    try {
+      const served = await call({ 'x-a2a-extensions': REQUIRED_EXTENSION });
+      expect(served.headers.get('x-a2a-extensions')).toBe(REQUIRED_EXTENSION);
+      expect(((await served.json()) as { result: { kind: string } }).result.kind).toBe('message');
+      const refused = (await (await call({})).json()) as { error: { code: number } };
+      expect(refused.error.code).toBe(-32008);
     } finally {
       await server.shutdown({ deadlineMs: 500 });
     }

@@ -14,7 +14,9 @@ import type {
   TaskStatusUpdateEvent as V03StatusUpdate,
 } from 'a2a-sdk-v03';
 import {
+  bearerAuthentication,
   compatV03,
+  CredentialList,
   createNodeServer,
   createRequestHandler,
   type A2ANodeServer,
@@ -259,5 +261,51 @@ describe('1.0 beside 0.3', () => {
     });
     const body = (await response.json()) as { error: { code: number } };
     expect(body.error.code).toBe(-32009);
+  });
+});
+
+describe('security schemes with --compat 0.3', () => {
+  it('carry both shapes, and security beside securityRequirements', async () => {
+    const tokens = new CredentialList({
+      kind: 'inline',
+      text: 'ops a-long-enough-secret-token-for-the-test-0123456789',
+      label: 'test',
+    });
+    const secured = createNodeServer({
+      agents: [{ path: '', handler: createRequestHandler({ agent: clientTestAgent }) }],
+      heartbeatMs: 0,
+      compat: compatV03(),
+      authenticate: bearerAuthentication(tokens),
+    });
+    const { url } = await secured.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const card = (await (
+        await fetch(`${url.replace(/\/$/, '')}/.well-known/agent.json`)
+      ).json()) as {
+        securitySchemes: Record<string, Record<string, unknown>>;
+        security: unknown;
+        securityRequirements: unknown;
+      };
+      const [name, scheme] = Object.entries(card.securitySchemes)[0] as [
+        string,
+        Record<string, unknown>,
+      ];
+      expect(scheme).toMatchObject({
+        type: 'http',
+        scheme: expect.stringMatching(/^bearer$/i) as unknown,
+        httpAuthSecurityScheme: { scheme: expect.stringMatching(/^bearer$/i) as unknown },
+      });
+      expect(card.security).toEqual([{ [name]: [] }]);
+      expect(card.securityRequirements).toEqual([{ schemes: { [name]: { list: [] } } }]);
+      // A 0.3 call without the token is refused in JSON-RPC form, as 1.0 calls are.
+      const refused = await fetch(`${url.replace(/\/$/, '')}/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } }),
+      });
+      expect(refused.status).toBe(401);
+    } finally {
+      await secured.shutdown({ deadlineMs: 500 });
+    }
   });
 });
