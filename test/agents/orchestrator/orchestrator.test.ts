@@ -495,3 +495,17 @@ describe('the orchestrator relaying how a peer ends', () => {
     expect(answerOf(replied)).toBe('a direct answer');
   });
 });
+
+describe('an orchestrator that is its own peer', () => {
+  it('stops handing the request around after a few hops', async () => {
+    const urls: string[] = [];
+    const agent = createOrchestratorAgent({ peers: urls, cardResolver: createCardResolver() });
+    const { url } = await serve({ loop: agent });
+    urls.push(`${url}/agents/loop`);
+    const client = await createClient(`${url}/agents/loop`, { cardResolver: createCardResolver() });
+    const task = (await client.send('roll 2d6')) as Task;
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(answerOf(task)).toContain('This request has passed through 5 orchestrators already');
+    expect((await client.listTasks({})).totalSize).toBe(4);
+  });
+});
