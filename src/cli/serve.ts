@@ -51,7 +51,8 @@ Options:
   --port <n>              Port to listen on (default 41241, env PORT)
   --host <host>           Address to bind (default 127.0.0.1, env TANDEM_HOST)
   --public-url <url>      URL clients use to reach this server, for agent cards (env TANDEM_PUBLIC_URL)
-  --agent <name>          Agent to serve; repeat for several (default: all of ${demoAgentNames.join(', ')})
+  --agent <name>          Agent to serve; repeat for several (default: all of ${demoAgentNames.join(', ')};
+                          also chat and orchestrator, configured below)
   --store <store>         memory | sqlite:PATH | postgres://...[?schema=NAME]
                           (default sqlite:./tandem.db, env TANDEM_STORE)
   --log-level <level>     trace | debug | info | warn | error | silent (default info, env TANDEM_LOG_LEVEL)

@@ -7,7 +7,7 @@
  */
 
 import { defineAgent, type AgentDefinition } from '../../server.js';
-import { completeChat, type ChatModelOptions } from './chat-completions.js';
+import { completeChat, type ChatModelOptions, type ChatOutcome } from './chat-completions.js';
 import { IMAGE_MEDIA_TYPES, type ChatConfig } from './chat-config.js';
 import { conversationOf } from './chat-history.js';
 import { userContentOf } from './chat-input.js';
@@ -59,8 +59,9 @@ export function createChatAgent(
       const messages = await conversationOf(ctx, config, current);
       await ctx.working();
       const out = ctx.artifactStream({ name: 'answer' });
+      const outcome: ChatOutcome = {};
       try {
-        for await (const piece of completeChat(model, messages, ctx.signal)) {
+        for await (const piece of completeChat(model, messages, ctx.signal, outcome)) {
           await out.append(piece);
         }
       } catch (error) {
@@ -72,6 +73,13 @@ export function createChatAgent(
         return ctx.fail(error.message);
       }
       await out.end();
+      // The answer is all there is, but the caller should know it was cut short.
+      if (outcome.finishReason === 'length') {
+        return ctx.complete('The answer was cut short at the token limit (maxTokens).');
+      }
+      if (outcome.finishReason === 'content_filter') {
+        return ctx.complete("The answer was cut short by the model's content filter.");
+      }
     },
   });
 }

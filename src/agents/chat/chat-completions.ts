@@ -45,6 +45,12 @@ export interface ChatModelOptions {
   readonly timeoutMs: number;
 }
 
+/** How the answer ended, filled in as it streams. */
+export interface ChatOutcome {
+  /** The model's `finish_reason` (`stop`, `length`, `content_filter`...), once it gave one. */
+  finishReason?: string;
+}
+
 /** Resets on every sign of life; aborts its signal when the model has been silent too long. */
 class IdleTimer {
   readonly #controller = new AbortController();
@@ -94,7 +100,7 @@ function silence(options: ChatModelOptions, started: boolean): ModelError {
 function readChunk(
   event: SseEvent,
   secrets: Secrets,
-): { readonly text: string | undefined; readonly finished: boolean } {
+): { readonly text: string | undefined; readonly finish: string | undefined } {
   let chunk: unknown;
   try {
     chunk = JSON.parse(event.data);
@@ -111,23 +117,26 @@ function readChunk(
     );
   }
   const choices = (chunk as { choices?: unknown }).choices;
-  if (choices === undefined) return { text: undefined, finished: false }; // e.g. a usage chunk
+  if (choices === undefined) return { text: undefined, finish: undefined }; // e.g. a usage chunk
   if (!Array.isArray(choices)) {
     throw new ModelError('The model server sent a malformed stream chunk (choices is not a list)');
   }
   const choice = choices[0] as
     { delta?: { content?: unknown }; finish_reason?: unknown } | undefined;
-  if (choice === undefined) return { text: undefined, finished: false };
+  if (choice === undefined) return { text: undefined, finish: undefined };
   const content = choice.delta?.content;
   if (content !== undefined && content !== null && typeof content !== 'string') {
     throw new ModelError('The model server sent a malformed stream chunk (content is not text)');
   }
-  const finished = typeof choice.finish_reason === 'string' && choice.finish_reason !== '';
-  return { text: typeof content === 'string' && content !== '' ? content : undefined, finished };
+  const finish =
+    typeof choice.finish_reason === 'string' && choice.finish_reason !== ''
+      ? choice.finish_reason
+      : undefined;
+  return { text: typeof content === 'string' && content !== '' ? content : undefined, finish };
 }
 
 /** The answer of a response that is not a stream. */
-function readCompletion(text: string, secrets: Secrets): string {
+function readCompletion(text: string, secrets: Secrets, outcome: ChatOutcome): string {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -137,9 +146,11 @@ function readCompletion(text: string, secrets: Secrets): string {
   const error = typeof body === 'object' && body !== null ? errorMessageOf(body) : undefined;
   if (error !== undefined) throw new ModelError(`The model failed: ${safeDetail(error, secrets)}`);
   const choices = (body as { choices?: unknown } | null)?.choices;
-  const content = Array.isArray(choices)
-    ? (choices[0] as { message?: { content?: unknown } } | undefined)?.message?.content
+  const choice = Array.isArray(choices)
+    ? (choices[0] as { message?: { content?: unknown }; finish_reason?: unknown } | undefined)
     : undefined;
+  const content = choice?.message?.content;
+  if (typeof choice?.finish_reason === 'string') outcome.finishReason = choice.finish_reason;
   if (typeof content !== 'string') {
     throw new ModelError('The model server answered something that is not a chat completion');
   }
@@ -158,7 +169,7 @@ async function* touching(
 }
 
 /**
- * Sends the conversation and yields the answer's text as it comes.
+ * Sends the conversation and yields the answer's text as it comes; `outcome` learns how it ended.
  *
  * @throws ModelError for every failure of the model server; the signal's reason on abort.
  */
@@ -166,6 +177,7 @@ export async function* completeChat(
   options: ChatModelOptions,
   messages: readonly ChatMessage[],
   signal: AbortSignal,
+  outcome: ChatOutcome = {},
 ): AsyncGenerator<string, void, undefined> {
   const secrets: Secrets = { apiKey: options.apiKey, baseUrl: options.baseUrl };
   const timer = new IdleTimer(options.timeoutMs);
@@ -214,11 +226,11 @@ export async function* completeChat(
       } catch (error) {
         throw failure(error, closedEarly);
       }
-      yield readCompletion(text, secrets);
+      yield readCompletion(text, secrets, outcome);
       return;
     }
     let done = false;
-    let finished = false;
+
     try {
       for await (const event of decodeSseStream(touching(response.body, timer))) {
         if (event.data === '[DONE]') {
@@ -226,7 +238,7 @@ export async function* completeChat(
           break;
         }
         const chunk = readChunk(event, secrets);
-        finished ||= chunk.finished;
+        if (chunk.finish !== undefined) outcome.finishReason = chunk.finish;
         if (chunk.text !== undefined) {
           started = true;
           yield chunk.text;
@@ -235,7 +247,7 @@ export async function* completeChat(
     } catch (error) {
       throw failure(error, closedEarly);
     }
-    if (!done && !finished) {
+    if (!done && outcome.finishReason === undefined) {
       throw new ModelError('The model stopped its stream before the answer was complete');
     }
   } finally {

@@ -4,8 +4,8 @@
  *
  * Each A2A context is its own conversation, and its history is the task store's: every earlier
  * COMPLETED task of the context (read with `ctx.contextTasks()`, which sees only the caller's
- * own tasks, of this agent, in the caller's tenant) is one exchange — its user messages, then its
- * agent messages and the text of its artifacts as the assistant's answer. A failed or canceled
+ * own tasks, of this agent, in the caller's tenant) is one exchange — its user messages, then the
+ * text of its artifacts as the assistant's answer (status notes of the agent are left out). A failed or canceled
  * task is left out: its question got no answer. So the conversation survives a restart, is the
  * same on every replica of a shared store, and a new context starts empty.
  *
@@ -30,19 +30,17 @@ export function tokensOf(content: string | readonly ChatContentPart[]): number {
   return tokens;
 }
 
-function textOfParts(message: Message | { parts: Message['parts'] }): string {
+function textOfParts(message: { parts: Message['parts'] }): string {
   return message.parts.flatMap((part) => (part.text === undefined ? [] : [part.text])).join('');
 }
 
-/** One earlier task as messages to the model: what the user said, what the agent answered. */
+/** One earlier task as messages to the model: what the user said, what the model answered. */
 export function exchangeOf(task: Task, images: boolean): ChatMessage[] {
   const messages: ChatMessage[] = [];
   for (const message of task.history ?? []) {
+    // The agent's own messages are status notes ("cut short at the token limit"), not answers.
     if (message.role === 'ROLE_USER') {
       messages.push({ role: 'user', content: earlierContentOf(message.parts, images) });
-    } else {
-      const text = textOfParts(message);
-      if (text !== '') messages.push({ role: 'assistant', content: text });
     }
   }
   const answer = (task.artifacts ?? [])

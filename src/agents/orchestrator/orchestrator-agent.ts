@@ -18,6 +18,20 @@ import { describeSkills, routeByScore, type Route } from './skill-routing.js';
 /** Where a peer finds the caller's reference, when {@link OrchestratorConfig.callerReference}. */
 export const CALLER_REFERENCE_KEY = 'tandem.orchestrator/caller';
 
+/**
+ * Where a peer finds how many orchestrators a request has passed through: an orchestrator that
+ * is (through others) its own peer must not hand a request around for ever.
+ */
+export const HOPS_KEY = 'tandem.orchestrator/hops';
+
+/** The most orchestrators a request passes through; the last one answers instead of delegating. */
+export const MAX_HOPS = 5;
+
+function hopsOf(ctx: AgentContext): number {
+  const hops = ctx.message.metadata?.[HOPS_KEY];
+  return typeof hops === 'number' && Number.isInteger(hops) && hops >= 0 ? hops : 0;
+}
+
 /** The orchestrator's settings. */
 export interface OrchestratorConfig extends PeerDirectoryOptions {
   /** The peers' base URLs (or card URLs), in order of preference on a tie. */
@@ -75,7 +89,11 @@ export function createOrchestratorAgent(config: OrchestratorConfig): AgentDefini
       ],
     },
     async execute(ctx) {
-      const metadata = config.callerReference === true ? callerMetadata(ctx) : undefined;
+      const hops = hopsOf(ctx) + 1;
+      const metadata: Struct = {
+        ...(config.callerReference === true ? callerMetadata(ctx) : {}),
+        [HOPS_KEY]: hops,
+      };
       const pending = pendingPeerTask(ctx.task);
       if (pending !== undefined) {
         const url = directory.urlOf(pending.peer);
@@ -89,8 +107,13 @@ export function createOrchestratorAgent(config: OrchestratorConfig): AgentDefini
           directory,
           peer,
           continuing: pending,
-          ...(metadata === undefined ? {} : { metadata }),
+          metadata,
         });
+      }
+      if (hops >= MAX_HOPS) {
+        return ctx.reply(
+          `This request has passed through ${MAX_HOPS} orchestrators already; it is not handed on again (do the orchestrators list each other as peers?)`,
+        );
       }
       const { peers, unreachable } = await directory.read(ctx.signal);
       const chosen: Route | undefined = await route(ctx, peers);
@@ -104,7 +127,7 @@ export function createOrchestratorAgent(config: OrchestratorConfig): AgentDefini
         ctx,
         directory,
         peer: chosen.peer,
-        ...(metadata === undefined ? {} : { metadata }),
+        metadata,
       });
     },
   });

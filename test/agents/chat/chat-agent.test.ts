@@ -190,6 +190,25 @@ describe('the chat agent', () => {
     }
   });
 
+  it('completes an answer cut at the token limit, and says so', async () => {
+    const task = (await (await agent('/chat')).send('long')) as Task;
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(answerOf(task)).toBe('and so on');
+    expect(reasonOf(task)).toBe('The answer was cut short at the token limit (maxTokens).');
+  });
+
+  it('keeps its status notes out of the conversation', async () => {
+    const talk = (await agent('/chat')).conversation();
+    await talk.send('long');
+    const next = model.requests.length;
+    await talk.send('go on');
+    expect(model.requests[next]?.body.messages.slice(1)).toEqual([
+      { role: 'user', content: 'long' },
+      { role: 'assistant', content: 'and so on' },
+      { role: 'user', content: 'go on' },
+    ]);
+  });
+
   it('keeps what the model said before a stream broke', async () => {
     const task = (await (await agent('/chat')).send('stop')) as Task;
     expect(answerOf(task)).toBe('one two ');

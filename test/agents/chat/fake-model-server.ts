@@ -8,6 +8,7 @@
  * - `hang`: headers never sent
  * - `gate`: one chunk, then nothing until the test calls `release()`
  * - `slow N`: N chunks, 5 ms apart
+ * - `long`: two chunks, the last with the finish reason `length`
  * - `cut`: two chunks, then the socket is destroyed
  * - `stop`: two chunks, then the response ends without a finish reason or `[DONE]`
  * - `garbage`: one chunk, then a chunk that is not JSON
@@ -175,6 +176,12 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
           `data: ${JSON.stringify({ error: { message: 'the GPU at http://10.0.0.7 melted' } })}\n\n`,
         );
         return;
+    }
+    if (text === 'long') {
+      chunk(res, 'and so ');
+      chunk(res, 'on', 'length');
+      res.end('data: [DONE]\n\n');
+      return;
     }
     const slow = /^slow (\d+)$/.exec(text);
     if (slow !== null) {
