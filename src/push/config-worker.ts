@@ -67,6 +67,11 @@ export class ConfigWorker {
     this.#idle = this.#run().finally(() => (this.#running = false));
   }
 
+  /** Caught up and waiting for new events: nothing in flight, no retry scheduled. */
+  get idle(): boolean {
+    return !this.#running && this.#timer === undefined && !this.#closed;
+  }
+
   /** Stops after the attempt in flight; resolves once it has ended. */
   close(): Promise<void> {
     this.#closed = true;

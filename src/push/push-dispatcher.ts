@@ -86,6 +86,7 @@ export class PushDispatcher {
   /** Claims what is due now (also called by the timer); one scan at a time. */
   scan(): void {
     if (this.#closed || this.#scanning !== undefined) return;
+    if (this.#workers.size >= this.#options.maxWorkers) this.#evictIdle();
     const room = this.#options.maxWorkers - this.#workers.size;
     if (room <= 0) return;
     const { push, holder, leaseMs } = this.#options;
@@ -98,6 +99,22 @@ export class PushDispatcher {
         this.#options.logger.error({ err: error }, 'push delivery scan failed; retrying');
       })
       .finally(() => (this.#scanning = undefined));
+  }
+
+  /**
+   * At capacity, gives back the configs that are caught up (their task waits, e.g. for input),
+   * so that configs with pending deliveries get a worker: a given-back config is claimed again
+   * by a scan once its task has new events.
+   */
+  #evictIdle(): void {
+    let evicted = 0;
+    for (const worker of [...this.#workers.values()]) {
+      if (evicted >= EVICT_BATCH) break;
+      if (!worker.idle) continue;
+      void worker.close();
+      this.#done(worker, true);
+      evicted++;
+    }
   }
 
   /** Claims a config (just created here) and starts delivering it. */
@@ -190,6 +207,9 @@ export class PushDispatcher {
     this.#workers.clear();
   }
 }
+
+/** Idle workers given back per scan at capacity. */
+const EVICT_BATCH = 100;
 
 function keyOf(taskId: string, id: string): string {
   return `${taskId}\u0000${id}`;

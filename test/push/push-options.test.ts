@@ -194,3 +194,36 @@ describe('the delivery status', () => {
     }
   });
 });
+
+describe('bounded delivery', () => {
+  const env = useBehaviourEnv({ binding: 'jsonrpc', store: 'sqlite' });
+
+  it('delivers at most maxWorkers configs at once, the others waiting in the store until a worker is free', async () => {
+    const { agent } = await env.serve(testAgent, { push: env.push({ maxWorkers: 3 }) });
+    const hook = await startWebhookReceiver({ responder: () => 'hang' });
+    try {
+      const tasks = [];
+      for (let i = 0; i < 8; i++) {
+        tasks.push(
+          await agent.sendTask(send('ask', {}, { taskPushNotificationConfig: { url: hook.url } })),
+        );
+      }
+      await hook.received(3);
+      // More round trips to the server: time for a fourth attempt, were one allowed.
+      for (const task of tasks) await agent.getTask({ id: task.id });
+      expect(hook.requests).toHaveLength(3);
+      hook.respondWith(() => ({ status: 204 }));
+      hook.releaseHung(204);
+      // Each task: its snapshot and its INPUT_REQUIRED status.
+      await hook.deliveredCount(2 * tasks.length);
+      const perTask = new Map<string, number>();
+      for (const request of hook.delivered) {
+        const id = request.payload?.task?.id ?? request.payload?.statusUpdate?.taskId ?? '';
+        perTask.set(id, (perTask.get(id) ?? 0) + 1);
+      }
+      expect([...perTask.keys()].sort()).toEqual(tasks.map((t) => t.id).sort());
+    } finally {
+      await hook.close();
+    }
+  });
+});

@@ -45,6 +45,8 @@ export interface WebhookReceiver {
   /** Resolves once `n` requests were answered 2xx. */
   deliveredCount(n: number): Promise<void>;
   respondWith(responder: PushResponder): void;
+  /** Answers every request held by a `'hang'` so far with `status`. */
+  releaseHung(status: number): void;
   close(): Promise<void>;
 }
 
@@ -56,7 +58,7 @@ export async function startWebhookReceiver(
   const delivered: ReceivedPush[] = [];
   const arrivals = new Counter();
   const successes = new Counter();
-  const hung: ServerResponse[] = [];
+  const hung: { res: ServerResponse; index: number }[] = [];
   let responder: PushResponder = options.responder ?? (() => ({ status: 204 }));
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -78,8 +80,8 @@ export async function startWebhookReceiver(
       };
       const answer = responder(base, requests.length);
       if (answer === 'hang') {
+        hung.push({ res, index: requests.length });
         requests.push({ ...base, status: undefined });
-        hung.push(res);
         arrivals.increment();
         return;
       }
@@ -103,8 +105,19 @@ export async function startWebhookReceiver(
     respondWith(next) {
       responder = next;
     },
+    releaseHung(status) {
+      for (const { res, index } of hung.splice(0)) {
+        const record = { ...(requests[index] as ReceivedPush), status };
+        requests[index] = record;
+        res.writeHead(status).end();
+        if (status >= 200 && status < 300) {
+          delivered.push(record);
+          successes.increment();
+        }
+      }
+    },
     async close() {
-      for (const res of hung) res.destroy();
+      for (const { res } of hung) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

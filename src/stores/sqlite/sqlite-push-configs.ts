@@ -12,6 +12,8 @@ import type {
   StoredPushConfig,
 } from '../push-store.js';
 import type { TaskScope } from '../task-store.js';
+import { TERMINAL_STATES } from '../../protocol/task-state.js';
+import { sqlStateList } from '../sql/task-rows.js';
 import {
   deliveryUpdateValues,
   pushConfigFromRow,
@@ -43,7 +45,7 @@ export class SqlitePushConfigs {
   >;
   readonly #delete: Database.Statement<[number, string]>;
   readonly #due: Database.Statement<[number, string, number], PushConfigRow>;
-  readonly #close: Database.Statement<[number, string]>;
+  readonly #close: Database.Statement<[number]>;
   readonly #setHolder: Database.Statement<[string, number, string]>;
   readonly #releaseOne: Database.Statement<[number, string, string]>;
   readonly #record: Database.Statement<
@@ -84,9 +86,16 @@ export class SqlitePushConfigs {
       `SELECT ${COLUMNS}, c.task_key FROM push_configs AS c INDEXED BY push_configs_due
          JOIN tasks AS t ON t.key = c.task_key
        WHERE c.open = 1 AND c.next_attempt_at <= ? AND c.holder IS NOT ?
+         AND c.delivered_seq < t.seq
        ORDER BY c.next_attempt_at LIMIT ?`,
     );
-    this.#close = db.prepare('UPDATE push_configs SET open = 0 WHERE task_key = ? AND id = ?');
+    // Configs that received all of a finished task's events are closed, out of the due index.
+    this.#close = db.prepare(
+      `UPDATE push_configs SET open = 0
+       WHERE open = 1 AND next_attempt_at <= ? AND delivered_seq >= (
+         SELECT t.seq FROM tasks AS t
+         WHERE t.key = push_configs.task_key AND t.state IN ${sqlStateList(TERMINAL_STATES)})`,
+    );
     this.#setHolder = db.prepare(
       'UPDATE push_configs SET holder = ? WHERE task_key = ? AND id = ?',
     );
@@ -150,19 +159,13 @@ export class SqlitePushConfigs {
   claimDue(holder: string, limit: number): StoredPushConfig[] {
     const claimed: StoredPushConfig[] = [];
     if (limit <= 0) return claimed;
-    // Rows fully delivered are closed as they are met, so that they are not visited again;
-    // reading a few more than asked leaves room for them.
-    for (const row of this.#due.all(Date.now(), holder, limit * 2)) {
-      if (claimed.length >= limit) break;
+    const now = Date.now();
+    this.#close.run(now);
+    for (const row of this.#due.all(now, holder, limit)) {
       const key = (row as PushConfigRow & { task_key: number }).task_key;
-      const stored = pushConfigFromRow(row);
-      if (stored.state.deliveredSeq >= stored.taskSeq) {
-        if (stored.taskTerminal) this.#close.run(key, row.id);
-        continue;
-      }
       // One process has the file: another holder is a dead predecessor, never a live one.
       this.#setHolder.run(holder, key, row.id);
-      claimed.push(stored);
+      claimed.push(pushConfigFromRow(row));
     }
     return claimed;
   }
