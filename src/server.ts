@@ -29,6 +29,8 @@ export {
   TaskContentLimitError,
 } from './runtime/task-content-limits.js';
 export type { TaskContentLimits } from './runtime/task-content-limits.js';
+export { adminPolicy } from './runtime/task-access-policy.js';
+export type { TaskAccess, TaskAccessPolicy } from './runtime/task-access-policy.js';
 export { createTaskRuntime } from './runtime/task-runtime.js';
 export type { TaskRuntime, TaskRuntimeOptions } from './runtime/task-runtime.js';
 export type { A2ARequestHandler, EventStream } from './runtime/request-handler.js';
@@ -67,6 +69,7 @@ export type {
   OrphanedTask,
   TaskMutation,
   TaskRetention,
+  TaskReadScope,
   TaskScope,
   TaskStore,
   TaskStoreTopology,

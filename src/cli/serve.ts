@@ -165,6 +165,7 @@ export async function run(args: string[]): Promise<number> {
         runtime,
         agentName: name,
         ...(options.limits === undefined ? {} : { limits: options.limits }),
+        ...(security.accessPolicy === undefined ? {} : { accessPolicy: security.accessPolicy }),
       }),
     })),
   );

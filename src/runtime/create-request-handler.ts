@@ -26,7 +26,7 @@ import {
 } from '../protocol/errors.js';
 import { UsageError } from '../protocol/local-errors.js';
 import { isTerminalState } from '../protocol/task-state.js';
-import type { StoredTask, TaskStore } from '../stores/task-store.js';
+import type { StoredTask, TaskReadScope, TaskStore } from '../stores/task-store.js';
 import type { AgentDefinition } from './agent.js';
 import {
   acceptedInputModes,
@@ -56,6 +56,7 @@ import { admitMessage } from './message-intake.js';
 import { readTask } from './read-task.js';
 import { TaskScopes } from './task-scopes.js';
 import { taskContentLimitsOf, type TaskContentLimits } from './task-content-limits.js';
+import type { TaskAccessPolicy } from './task-access-policy.js';
 import { waitAtMost } from './wait-at-most.js';
 import type { TaskExecution } from './task-execution.js';
 import { withJsonText } from '../protocol/json-text.js';
@@ -91,6 +92,11 @@ export interface RequestHandlerOptions {
    * (`tandem serve` turns them on by default).
    */
   readonly limits?: CallLimitsOptions;
+  /**
+   * Grants callers more than their own tasks (see `TaskAccessPolicy`): only reads, only within
+   * the caller's tenant. Absent, every caller reads its own tasks only.
+   */
+  readonly accessPolicy?: TaskAccessPolicy;
 }
 
 /** How long executions may take to return once their task was canceled at shutdown. */
@@ -126,6 +132,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
   readonly #bufferSize: number;
   readonly #resumeWaitMs: number;
   readonly #contentLimits: Required<TaskContentLimits> | undefined;
+  readonly #accessPolicy: TaskAccessPolicy | undefined;
   readonly #inputModes: string[];
   readonly #streams = new Set<TaskEventStream>();
   readonly #shutdown = new AbortController();
@@ -143,6 +150,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     this.#resumeWaitMs = options.resumeWaitMs ?? 5_000;
     this.#contentLimits =
       options.limits === undefined ? undefined : taskContentLimitsOf(options.limits);
+    this.#accessPolicy = options.accessPolicy;
     this.capabilities = effectiveCapabilities(options.agent, this.#logger);
     this.card = completeCard(options.agent.card, this.capabilities);
     this.#inputModes = acceptedInputModes(this.card);
@@ -150,6 +158,14 @@ class RuntimeRequestHandler implements A2ARequestHandler {
 
   #getStored(call: CallContext, taskId: string, historyLength?: number): Promise<StoredTask> {
     return readTask(this.#store, this.#scopes.of(call), taskId, historyLength);
+  }
+
+  /** Where the caller's reads look: its own tasks, or every owner's when the policy says so. */
+  #readScopeOf(call: CallContext): TaskReadScope {
+    const granted = this.#accessPolicy?.({ principal: call.principal, tenant: call.tenant });
+    return granted?.readAllOwners === true
+      ? this.#scopes.everyOwnerOf(call)
+      : this.#scopes.of(call);
   }
 
   negotiateExtensions(call: CallContext): readonly string[] {
@@ -252,11 +268,12 @@ class RuntimeRequestHandler implements A2ARequestHandler {
   }
 
   async getTask(call: CallContext, request: GetTaskRequest): Promise<Task> {
-    return taskOf(await this.#getStored(call, request.id, request.historyLength));
+    const scope = this.#readScopeOf(call);
+    return taskOf(await readTask(this.#store, scope, request.id, request.historyLength));
   }
 
   listTasks(call: CallContext, request: ListTasksRequest): Promise<ListTasksResponse> {
-    return listTasks(this.#store, this.#scopes.of(call), request);
+    return listTasks(this.#store, this.#readScopeOf(call), request);
   }
 
   async cancelTask(call: CallContext, request: CancelTaskRequest): Promise<Task> {
@@ -274,7 +291,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
 
   async subscribeToTask(call: CallContext, request: SubscribeToTaskRequest): Promise<EventStream> {
     requireStreaming(this.capabilities, 'SubscribeToTask');
-    const stored = await this.#getStored(call, request.id);
+    const stored = await readTask(this.#store, this.#readScopeOf(call), request.id);
     if (call.afterSeq !== undefined) {
       const afterSeq = checkedAfterSeq(call.afterSeq, stored.seq);
       if (isTerminalState(stored.state) && afterSeq >= stored.seq) return singleEvent(undefined);

@@ -14,6 +14,7 @@ import {
   type AgentDefinition,
   type CallLimitsOptions,
   type Logger,
+  type TaskAccessPolicy,
   type TaskRuntime,
 } from '../../src/server.js';
 import { TAG_HEADER, type A2ADriver, type BindingName } from './drivers/a2a-driver.js';
@@ -38,6 +39,8 @@ export interface ServeOptions {
   readonly connection?: DriverConnection;
   /** Abuse limits of every request handler (none unless given). */
   readonly limits?: CallLimitsOptions;
+  /** The access policy of every request handler (none unless given). */
+  readonly accessPolicy?: TaskAccessPolicy;
   /** Options of the node adapter. */
   readonly http?: Partial<Omit<A2ANodeServerOptions, 'agents'>>;
 }
@@ -91,6 +94,7 @@ export async function startInProcessServer(
         ...(streamBufferSize === undefined ? {} : { streamBufferSize }),
         ...(logger === undefined ? {} : { logger }),
         ...(options.limits === undefined ? {} : { limits: options.limits }),
+        ...(options.accessPolicy === undefined ? {} : { accessPolicy: options.accessPolicy }),
       }),
     })),
   });

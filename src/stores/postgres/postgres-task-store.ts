@@ -28,6 +28,7 @@ import type {
   TaskListQuery,
   TaskLogEntry,
   TaskRetention,
+  TaskReadScope,
   TaskScope,
   TaskStore,
   TaskViewOptions,
@@ -151,14 +152,14 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   getTask(
-    scope: TaskScope,
+    scope: TaskReadScope,
     taskId: string,
     view?: TaskViewOptions,
   ): Promise<StoredTask | undefined> {
     return reads.getTask(this.#db, scope, taskId, view);
   }
 
-  listTasks(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage> {
+  listTasks(scope: TaskReadScope, query: TaskListQuery): Promise<TaskListPage> {
     return reads.listTasks(this.#db, scope, query);
   }
 

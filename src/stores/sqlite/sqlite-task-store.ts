@@ -37,6 +37,7 @@ import type {
   TaskListQuery,
   TaskLogEntry,
   TaskRetention,
+  TaskReadScope,
   TaskScope,
   TaskStore,
   TaskViewOptions,
@@ -208,14 +209,14 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   getTask(
-    scope: TaskScope,
+    scope: TaskReadScope,
     taskId: string,
     view?: TaskViewOptions,
   ): Promise<StoredTask | undefined> {
     return this.#run(() => this.#reads.getTask(scope, taskId, view));
   }
 
-  listTasks(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage> {
+  listTasks(scope: TaskReadScope, query: TaskListQuery): Promise<TaskListPage> {
     return this.#run(() => this.#reads.listTasks(scope, query));
   }
 
