@@ -18,7 +18,6 @@ import type {
   TaskListQuery,
   TaskLogEntry,
   TaskReadScope,
-  TaskScope,
   TaskViewOptions,
 } from '../task-store.js';
 import {

@@ -38,7 +38,6 @@ import type {
   TaskLogEntry,
   TaskRetention,
   TaskReadScope,
-  TaskScope,
   TaskStore,
   TaskViewOptions,
 } from '../task-store.js';
