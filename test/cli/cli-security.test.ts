@@ -3,7 +3,7 @@
  * re-read on SIGHUP (a file that no longer parses keeps the old tokens); API keys where the card
  * says, found there by the CLI's `--api-key`; the extended card for authenticated callers only,
  * on every binding; `tandem keygen`, `tandem serve --sign-card` and `tandem card --verify`;
- * `--admin` and the limit flags.
+ * `--admin` and the limit flags; JWTs by JWKS URL and by OpenID discovery.
  */
 
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskNotFoundError } from '../../src/index.js';
 import { refusal, rejection } from '../support/a2a-errors.js';
 import { BINDINGS, connectDriver } from '../support/drivers/bindings.js';
+import { startIdentityProvider, type IdentityProvider } from '../support/identity-provider.js';
 import { send } from '../support/messages.js';
 import { CLI, SERVE_URL_LINE, requireBuild, serverProcesses } from '../support/processes.js';
 import { runCli } from './cli-harness.js';
@@ -236,5 +237,53 @@ describe('tandem serve --admin and limit flags', () => {
       expect([args, result.code]).toEqual([args, 2]);
       expect(result.stderr).toMatch(message);
     }
+  });
+});
+
+describe('tandem serve --auth jwt', () => {
+  let idp: IdentityProvider;
+  beforeAll(async () => {
+    idp = await startIdentityProvider();
+  });
+  afterAll(() => idp.close());
+
+  it('verifies tokens against --jwks-url with --issuer, --audience and --scope', async () => {
+    const { url } = await serve([
+      '--auth',
+      'jwt',
+      '--jwks-url',
+      idp.jwksUrl,
+      '--issuer',
+      idp.issuer,
+      '--audience',
+      'tandem-tests',
+      '--scope',
+      'tasks',
+      '--log-level',
+      'silent',
+    ]);
+    const token = await idp.token('alice', 'tandem-tests', { claims: { scope: 'tasks' } });
+    expect((await runCli(['tasks', url, '--token', token])).code).toBe(0);
+    const unscoped = await idp.token('alice', 'tandem-tests');
+    const refused = await runCli(['tasks', url, '--token', unscoped]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/lacks the scope\(s\) tasks/);
+  });
+
+  it('finds the issuer by --oidc-issuer discovery', async () => {
+    const { url } = await serve([
+      '--auth',
+      'jwt',
+      '--oidc-issuer',
+      idp.issuer,
+      '--audience',
+      'tandem-tests',
+      '--log-level',
+      'silent',
+    ]);
+    const token = await idp.token('bob', 'tandem-tests');
+    expect((await runCli(['tasks', url, '--token', token])).code).toBe(0);
+    const other = await idp.token('bob', 'someone-else');
+    expect((await runCli(['tasks', url, '--token', other])).code).toBe(3);
   });
 });
