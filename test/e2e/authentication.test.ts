@@ -455,6 +455,24 @@ describeMatrix(
         expect(wrongKey.message).toBe('The API key in the X-API-Key header is not valid');
       });
 
+      it('answers 403 when a method recognised the caller but it lacks a scope', async () => {
+        const { as: scoped } = await serve(
+          anyOf(
+            bearerAuthentication(tokens()),
+            jwtAuthentication({
+              jwksUrl: idp.jwksUrl,
+              issuer: idp.issuer,
+              audience: AUDIENCE,
+              scopes: ['admin'],
+            }),
+          ),
+        );
+        const token = await idp.token('erin', AUDIENCE, { claims: { scope: 'read' } });
+        const refused = await refusal(scoped(bearer(token)).listTasks(), 'PERMISSION_DENIED');
+        expect(refused.message).toBe('The token lacks the scope(s) admin');
+        expect(await principalOf(scoped(bearer(ALICE_TOKEN)))).toBe('alice');
+      });
+
       it('declares each method as an alternative requirement', async () => {
         const card = await fetchCard(url);
         expect(Object.keys(card.securitySchemes ?? {})).toEqual(['bearer', 'apiKey', 'jwt']);
