@@ -26,7 +26,7 @@ import { testCard } from '../support/agents.js';
 import { useBehaviourEnv, type BehaviourEnv } from '../support/behaviour-env.js';
 import type { A2ADriver } from '../support/drivers/a2a-driver.js';
 import { createDriver, fetchCard, isHttpBinding as isHttp } from '../support/drivers/bindings.js';
-import type { CallRefusedError, DriverConnection } from '../support/drivers/driver-connection.js';
+import type { CallRefusedError, DriverConnection } from '../support/drivers/connection.js';
 import {
   startIdentityProvider,
   unsignedToken,

@@ -19,7 +19,7 @@ import {
 } from '../../src/server.js';
 import { TAG_HEADER, type A2ADriver, type BindingName } from './drivers/a2a-driver.js';
 import { connectDriver } from './drivers/bindings.js';
-import type { DriverConnection } from './drivers/driver-connection.js';
+import type { DriverConnection } from './drivers/connection.js';
 import { deferred, type Deferred } from './sync.js';
 
 /** One agent of a server and where it is mounted (`''` for the root). */
