@@ -29,6 +29,8 @@ export {
   TaskContentLimitError,
 } from './runtime/task-content-limits.js';
 export type { TaskContentLimits } from './runtime/task-content-limits.js';
+export { adminPolicy } from './runtime/task-access-policy.js';
+export type { TaskAccess, TaskAccessPolicy } from './runtime/task-access-policy.js';
 export { createTaskRuntime } from './runtime/task-runtime.js';
 export { createPushNotifier } from './push/push-notifier.js';
 export type {
@@ -77,6 +79,7 @@ export type {
   OrphanedTask,
   TaskMutation,
   TaskRetention,
+  TaskReadScope,
   TaskScope,
   TaskStore,
   TaskStoreTopology,

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import {
   CredentialList,
+  adminPolicy,
   anyOf,
   apiKeyAuthentication,
   bearerAuthentication,
@@ -17,6 +18,7 @@ import {
   type CardSignerOptions,
   type ApiKeyLocation,
   type ServerAuthentication,
+  type TaskAccessPolicy,
 } from '../server.js';
 import { UsageFailure } from './cli-values.js';
 
@@ -39,6 +41,7 @@ export const SECURITY_OPTIONS = {
   'sign-card': { type: 'string' },
   'sign-card-kid': { type: 'string' },
   'sign-card-jku': { type: 'string' },
+  admin: { type: 'string', multiple: true },
 } as const;
 
 /** The help lines of {@link SECURITY_OPTIONS}. */
@@ -60,7 +63,9 @@ export const SECURITY_HELP = `Security:
   --sign-card <path>      Sign the agent cards with this private key (PEM; tandem keygen writes
                           one): ES256, RS256 or EdDSA, over the RFC 8785 form (spec 8.4)
   --sign-card-kid <kid>   The key id the signatures name (default: the key's RFC 7638 thumbprint)
-  --sign-card-jku <url>   The URL where the public key's JWKS is published, named in signatures`;
+  --sign-card-jku <url>   The URL where the public key's JWKS is published, named in signatures
+  --admin <principal>     A principal that may read (get, list, subscribe to) every caller's
+                          tasks of its tenant, not only its own (repeatable; needs --auth)`;
 
 type Values = { readonly [K in keyof typeof SECURITY_OPTIONS]?: unknown };
 
@@ -92,6 +97,8 @@ export interface ServeSecurity {
   readonly reloadable: readonly CredentialList[];
   /** How to sign the cards, if they are signed. */
   readonly cardSigning: CardSignerOptions | undefined;
+  /** Who may read more than their own tasks (`--admin`). */
+  readonly accessPolicy: TaskAccessPolicy | undefined;
 }
 
 const METHODS = ['bearer', 'api-key', 'jwt', 'mtls'] as const;
@@ -198,7 +205,12 @@ export function parseServeSecurity(values: Values): ServeSecurity {
   if (signingKey === undefined && (kid !== undefined || jku !== undefined)) {
     throw new UsageFailure('--sign-card-kid and --sign-card-jku need --sign-card <private key>');
   }
+  const admins = list(values, 'admin');
+  if (admins.length > 0 && built.length === 0) {
+    throw new UsageFailure('--admin needs --auth: without it every caller is anonymous');
+  }
   return {
+    accessPolicy: admins.length === 0 ? undefined : adminPolicy(admins),
     authentication: built.length === 0 ? undefined : anyOf(...built),
     tls,
     reloadable,

@@ -202,6 +202,7 @@ export async function run(args: string[]): Promise<number> {
         agentName: name,
         ...(options.limits === undefined ? {} : { limits: options.limits }),
         ...(push === undefined ? {} : { push }),
+        ...(security.accessPolicy === undefined ? {} : { accessPolicy: security.accessPolicy }),
       }),
     })),
   );

@@ -277,8 +277,16 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
         message: verdict.message,
         headers,
       };
+      // The reason is the refusal's own message, which never holds a credential.
       logger.warn(
-        { binding: binding.protocolBinding, path: request.path, status: verdict.status },
+        {
+          binding: binding.protocolBinding,
+          path: request.path,
+          status: verdict.status,
+          reason: verdict.message,
+          credentialsPresented: verdict.credentialsPresented,
+          peer: request.peer.address,
+        },
         'refused a call that did not authenticate',
       );
       return { response: binding.refuse(refusal, request) };

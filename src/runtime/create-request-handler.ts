@@ -29,7 +29,7 @@ import {
 } from '../protocol/errors.js';
 import { UsageError } from '../protocol/local-errors.js';
 import { isTerminalState } from '../protocol/task-state.js';
-import type { StoredTask, TaskStore } from '../stores/task-store.js';
+import type { StoredTask, TaskReadScope, TaskStore } from '../stores/task-store.js';
 import type { AgentDefinition } from './agent.js';
 import {
   acceptedInputModes,
@@ -59,6 +59,7 @@ import { admitMessage } from './message-intake.js';
 import { readTask } from './read-task.js';
 import { TaskScopes } from './task-scopes.js';
 import { taskContentLimitsOf, type TaskContentLimits } from './task-content-limits.js';
+import type { TaskAccessPolicy } from './task-access-policy.js';
 import { waitAtMost } from './wait-at-most.js';
 import type { TaskExecution } from './task-execution.js';
 import type { PushNotifications } from './push-notifications.js';
@@ -101,6 +102,11 @@ export interface RequestHandlerOptions {
    * they answer `PushNotificationNotSupportedError`.
    */
   readonly push?: PushNotifications;
+  /**
+   * Grants callers more than their own tasks (see `TaskAccessPolicy`): only reads, only within
+   * the caller's tenant. Absent, every caller reads its own tasks only.
+   */
+  readonly accessPolicy?: TaskAccessPolicy;
 }
 
 /** Where an inline push config sits in a SendMessage request, for its errors. */
@@ -139,6 +145,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
   readonly #bufferSize: number;
   readonly #resumeWaitMs: number;
   readonly #contentLimits: Required<TaskContentLimits> | undefined;
+  readonly #accessPolicy: TaskAccessPolicy | undefined;
   readonly #inputModes: string[];
   readonly #push: PushNotifications | undefined;
   readonly #streams = new Set<TaskEventStream>();
@@ -157,6 +164,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     this.#resumeWaitMs = options.resumeWaitMs ?? 5_000;
     this.#contentLimits =
       options.limits === undefined ? undefined : taskContentLimitsOf(options.limits);
+    this.#accessPolicy = options.accessPolicy;
     this.capabilities = effectiveCapabilities(
       options.agent,
       this.#logger,
@@ -170,6 +178,14 @@ class RuntimeRequestHandler implements A2ARequestHandler {
 
   #getStored(call: CallContext, taskId: string, historyLength?: number): Promise<StoredTask> {
     return readTask(this.#store, this.#scopes.of(call), taskId, historyLength);
+  }
+
+  /** Where the caller's reads look: its own tasks, or every owner's when the policy says so. */
+  #readScopeOf(call: CallContext): TaskReadScope {
+    const granted = this.#accessPolicy?.({ principal: call.principal, tenant: call.tenant });
+    return granted?.readAllOwners === true
+      ? this.#scopes.everyOwnerOf(call)
+      : this.#scopes.of(call);
   }
 
   negotiateExtensions(call: CallContext): readonly string[] {
@@ -312,11 +328,12 @@ class RuntimeRequestHandler implements A2ARequestHandler {
   }
 
   async getTask(call: CallContext, request: GetTaskRequest): Promise<Task> {
-    return taskOf(await this.#getStored(call, request.id, request.historyLength));
+    const scope = this.#readScopeOf(call);
+    return taskOf(await readTask(this.#store, scope, request.id, request.historyLength));
   }
 
   listTasks(call: CallContext, request: ListTasksRequest): Promise<ListTasksResponse> {
-    return listTasks(this.#store, this.#scopes.of(call), request);
+    return listTasks(this.#store, this.#readScopeOf(call), request);
   }
 
   async cancelTask(call: CallContext, request: CancelTaskRequest): Promise<Task> {
@@ -334,7 +351,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
 
   async subscribeToTask(call: CallContext, request: SubscribeToTaskRequest): Promise<EventStream> {
     requireStreaming(this.capabilities, 'SubscribeToTask');
-    const stored = await this.#getStored(call, request.id);
+    const stored = await readTask(this.#store, this.#readScopeOf(call), request.id);
     if (call.afterSeq !== undefined) {
       const afterSeq = checkedAfterSeq(call.afterSeq, stored.seq);
       if (isTerminalState(stored.state) && afterSeq >= stored.seq) return singleEvent(undefined);

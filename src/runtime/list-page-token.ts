@@ -16,7 +16,12 @@ const VERSION = 1;
 
 /** The listing a token is bound to: who lists (agent, tenant, owner) and with which filters. */
 export interface PageTokenFilters {
-  readonly scope: { readonly agent: string; readonly tenant: string; readonly owner: string };
+  readonly scope: {
+    readonly agent: string;
+    readonly tenant: string;
+    /** `null`: every owner's tasks (an access policy's grant). */
+    readonly owner: string | null;
+  };
   readonly contextId?: string | undefined;
   readonly state?: string | undefined;
   readonly statusTimeFrom?: number | undefined;
@@ -28,7 +33,7 @@ function fingerprint(filters: PageTokenFilters): string {
   const text = [
     agent,
     tenant,
-    owner,
+    owner ?? '\u0001every owner',
     filters.contextId ?? '',
     filters.state ?? '',
     filters.statusTimeFrom ?? '',

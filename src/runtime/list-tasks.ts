@@ -5,16 +5,16 @@
  */
 
 import type { ListTasksRequest, ListTasksResponse } from '../protocol/generated/types.js';
-import type { TaskScope, TaskStore } from '../stores/task-store.js';
+import type { TaskReadScope, TaskStore } from '../stores/task-store.js';
 import { decodePageToken, encodePageToken } from './list-page-token.js';
 
 /** The page size when the request gives none. */
 const DEFAULT_PAGE_SIZE = 50;
 
-/** Answers a ListTasks request in `scope`: the caller sees only its own tasks. */
+/** Answers a ListTasks request in `scope`: the caller's own tasks, unless a policy widened it. */
 export async function listTasks(
   store: TaskStore,
-  scope: TaskScope,
+  scope: TaskReadScope,
   request: ListTasksRequest,
 ): Promise<ListTasksResponse> {
   const state = request.status === 'TASK_STATE_UNSPECIFIED' ? undefined : request.status;

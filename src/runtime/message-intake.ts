@@ -109,6 +109,10 @@ async function resume(
   }
   const kept = stored.task.history?.length ?? 0;
   if (limits !== undefined && kept >= limits.historyLength) {
+    context.runtime.logger.warn(
+      { taskId, limit: 'historyLength', max: limits.historyLength },
+      'a message was refused by a task content limit',
+    );
     throw new UnsupportedOperationError(
       `Task ${taskId} keeps ${kept} messages in its history, the most it may (limit historyLength ${limits.historyLength}); start a new task in the same context`,
       { metadata: { taskId, limit: 'historyLength', max: String(limits.historyLength) } },

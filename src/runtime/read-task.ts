@@ -1,7 +1,7 @@
 /** Reading a task on behalf of a caller, with the error every operation gives for an unknown one. */
 
 import { TaskNotFoundError } from '../protocol/errors.js';
-import type { StoredTask, TaskScope, TaskStore } from '../stores/task-store.js';
+import type { StoredTask, TaskReadScope, TaskStore } from '../stores/task-store.js';
 
 /**
  * Reads a task visible in `scope`, or throws `TaskNotFoundError` — the same error whether the
@@ -9,7 +9,7 @@ import type { StoredTask, TaskScope, TaskStore } from '../stores/task-store.js';
  */
 export async function readTask(
   store: TaskStore,
-  scope: TaskScope,
+  scope: TaskReadScope,
   taskId: string,
   historyLength?: number,
 ): Promise<StoredTask> {

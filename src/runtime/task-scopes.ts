@@ -4,13 +4,14 @@
  * allows a store to recognise by identity (see `TaskScope` in `stores/task-store.ts`).
  */
 
-import type { TaskScope } from '../stores/task-store.js';
+import type { TaskReadScope, TaskScope } from '../stores/task-store.js';
 import type { CallContext } from './call-context.js';
 
 /** Interned scopes of one agent. */
 export class TaskScopes {
   readonly #agent: string;
   readonly #byTenant = new Map<string, Map<string, TaskScope>>();
+  readonly #everyOwner = new Map<string, TaskReadScope>();
 
   constructor(agent: string) {
     this.#agent = agent;
@@ -29,6 +30,16 @@ export class TaskScopes {
     if (scope === undefined) {
       scope = Object.freeze({ agent: this.#agent, tenant, owner });
       byOwner.set(owner, scope);
+    }
+    return scope;
+  }
+
+  /** The scope of reads across every owner of the caller's tenant (an access policy's grant). */
+  everyOwnerOf(call: CallContext): TaskReadScope {
+    let scope = this.#everyOwner.get(call.tenant);
+    if (scope === undefined) {
+      scope = Object.freeze({ agent: this.#agent, tenant: call.tenant, owner: null });
+      this.#everyOwner.set(call.tenant, scope);
     }
     return scope;
   }

@@ -14,9 +14,10 @@ import type { Principal } from '../runtime/call-context.js';
 export type { ServerAuthentication };
 
 /**
- * Any one of `methods` authenticates. A refusal names the challenges of every method; its message
- * is that of a method whose credentials the request carried (so a wrong token is not reported as a
- * missing API key), else of the first.
+ * Any one of `methods` authenticates. A refusal names the challenges of every method; its status
+ * and message are those of a method that recognised the caller but refused it (403, e.g. a
+ * missing scope), else of a method whose credentials the request carried (so a wrong token is not
+ * reported as a missing API key), else of the first.
  */
 export function anyOf(...methods: readonly ServerAuthentication[]): ServerAuthentication {
   if (methods.length === 1 && methods[0] !== undefined) return methods[0];
@@ -39,9 +40,14 @@ export function anyOf(...methods: readonly ServerAuthentication[]): ServerAuthen
       if (!(verdict instanceof AuthenticationError)) return verdict;
       refusals.push(verdict);
     }
-    const presented = refusals.find((refusal) => refusal.credentialsPresented) ?? refusals[0];
+    // A 403 means a method recognised the caller, who lacks what it needs (a scope): that is the
+    // answer, not another method's "invalid token" for the same credentials.
+    const presented =
+      refusals.find((refusal) => refusal.status === 403) ??
+      refusals.find((refusal) => refusal.credentialsPresented) ??
+      refusals[0];
     return new AuthenticationError(presented?.message ?? 'Authentication is required', {
-      status: refusals.some((refusal) => refusal.status === 401) ? 401 : 403,
+      status: presented?.status ?? 401,
       challenges: refusals.flatMap((refusal) => refusal.challenges),
       credentialsPresented: presented?.credentialsPresented ?? false,
     });

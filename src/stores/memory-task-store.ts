@@ -24,9 +24,11 @@ import type {
   OrphanedTask,
   StoredTask,
   TaskLeases,
+  TaskListCursor,
   TaskListPage,
   TaskListQuery,
   TaskLogEntry,
+  TaskReadScope,
   TaskRetention,
   TaskScope,
   TaskStore,
@@ -112,13 +114,34 @@ export class MemoryTaskStore implements TaskStore {
     return interned;
   }
 
-  #visible(scope: TaskScope, taskId: string): StoredEntry | undefined {
+  #visible(scope: TaskReadScope, taskId: string): StoredEntry | undefined {
     const entry = this.#tasks.get(taskId);
     if (entry === undefined) return undefined;
     const { scope: s } = entry;
-    return s.agent === scope.agent && s.tenant === scope.tenant && s.owner === scope.owner
+    return s.agent === scope.agent &&
+      s.tenant === scope.tenant &&
+      (scope.owner === null || s.owner === scope.owner)
       ? entry
       : undefined;
+  }
+
+  /**
+   * The tasks of `scope` newest first, after `after`: one index, or — for every owner — the
+   * indexes of every owner merged (O(n log n) in the tenant's tasks: an operator's listing).
+   */
+  *#descending(scope: TaskReadScope, after?: TaskListCursor): Iterable<StoredEntry> {
+    if (scope.owner !== null) {
+      const index = this.#indexes.get(this.#intern(scope as TaskScope).scopeKey);
+      if (index !== undefined) yield* index.descending(after);
+      return;
+    }
+    const prefix = `${scope.agent}\u0000${scope.tenant}\u0000`;
+    const merged: StoredEntry[] = [];
+    for (const [key, index] of this.#indexes) {
+      if (key.startsWith(prefix)) merged.push(...index.descending(after));
+    }
+    merged.sort((a, b) => b.statusTime - a.statusTime || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+    yield* merged;
   }
 
   createTask(request: CreateTaskRequest): Promise<void> {
@@ -221,7 +244,7 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   getTask(
-    scope: TaskScope,
+    scope: TaskReadScope,
     taskId: string,
     view?: TaskViewOptions,
   ): Promise<StoredTask | undefined> {
@@ -236,13 +259,7 @@ export class MemoryTaskStore implements TaskStore {
     );
   }
 
-  listTasks(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage> {
-    const index = this.#indexes.get(this.#intern(scope).scopeKey);
-    if (index === undefined) {
-      return Promise.resolve(
-        query.countTotal === false ? { tasks: [] } : { tasks: [], totalSize: 0 },
-      );
-    }
+  listTasks(scope: TaskReadScope, query: TaskListQuery): Promise<TaskListPage> {
     const matches = (entry: StoredEntry): boolean =>
       (query.contextId === undefined || entry.contextId === query.contextId) &&
       (query.state === undefined || stateOf(entry) === query.state) &&
@@ -250,12 +267,12 @@ export class MemoryTaskStore implements TaskStore {
     let totalSize: number | undefined;
     if (query.countTotal !== false) {
       totalSize = 0;
-      for (const entry of index.descending()) if (matches(entry)) totalSize++;
+      for (const entry of this.#descending(scope)) if (matches(entry)) totalSize++;
     }
     const tasks: Task[] = [];
     let last: StoredEntry | undefined;
     let more = false;
-    for (const entry of index.descending(query.after)) {
+    for (const entry of this.#descending(scope, query.after)) {
       if (!matches(entry)) continue;
       if (tasks.length === query.pageSize) {
         more = true;

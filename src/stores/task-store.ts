@@ -57,6 +57,18 @@ export interface TaskScope {
   readonly owner: string;
 }
 
+/**
+ * Where a read looks: a {@link TaskScope}, or — with `owner: null` — the tasks of every owner of
+ * the agent and tenant. Only an operator's access policy widens a read so (see
+ * `TaskAccessPolicy`); a caller's own reads always name its owner. Writes always take a
+ * {@link TaskScope}.
+ */
+export interface TaskReadScope {
+  readonly agent: string;
+  readonly tenant: string;
+  readonly owner: string | null;
+}
+
 /** One entry of a task's event log. */
 export interface TaskLogEntry {
   /** 1 for the task's first event, then +1 per event. */
@@ -246,12 +258,12 @@ export interface TaskStore {
   append(request: AppendRequest): Promise<AppendResult>;
   /** Reads a task visible in `scope`, or `undefined`. */
   getTask(
-    scope: TaskScope,
+    scope: TaskReadScope,
     taskId: string,
     view?: TaskViewOptions,
   ): Promise<StoredTask | undefined>;
   /** Lists the tasks visible in `scope`, newest status first. */
-  listTasks(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage>;
+  listTasks(scope: TaskReadScope, query: TaskListQuery): Promise<TaskListPage>;
   /**
    * Reads up to `limit` log entries with seq greater than `afterSeq`, in order. The caller has
    * already checked that the task is visible to it. `undefined` when the task is unknown or its

@@ -2,15 +2,19 @@
  * The security of `tandem serve` end to end, in child processes: bearer tokens from a file,
  * re-read on SIGHUP (a file that no longer parses keeps the old tokens); API keys where the card
  * says, found there by the CLI's `--api-key`; the extended card for authenticated callers only,
- * on every binding; `tandem keygen`, `tandem serve --sign-card` and `tandem card --verify`.
+ * on every binding; `tandem keygen`, `tandem serve --sign-card` and `tandem card --verify`;
+ * `--admin` and the limit flags; JWTs by JWKS URL and by OpenID discovery.
  */
 
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refusal } from '../support/a2a-errors.js';
+import { TaskNotFoundError } from '../../src/index.js';
+import { refusal, rejection } from '../support/a2a-errors.js';
 import { BINDINGS, connectDriver } from '../support/drivers/bindings.js';
+import { startIdentityProvider, type IdentityProvider } from '../support/identity-provider.js';
+import { send } from '../support/messages.js';
 import { CLI, SERVE_URL_LINE, requireBuild, serverProcesses } from '../support/processes.js';
 import { runCli } from './cli-harness.js';
 
@@ -191,5 +195,95 @@ describe('signed cards: tandem keygen, serve --sign-card, card --verify', () => 
     ]);
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/is not signed/);
+  });
+});
+
+describe('tandem serve --admin and limit flags', () => {
+  it('lets an --admin principal read every caller’s tasks, and only read them', async () => {
+    const file = join(dir, 'admin-tokens.txt');
+    const OPS = 'ops-token-0123456789abcdef';
+    writeFileSync(file, `alice ${T1}\nbob ${T2}\nops ${OPS}\n`);
+    const { url } = await serve([
+      '--auth',
+      'bearer',
+      '--token-file',
+      file,
+      '--admin',
+      'ops',
+      '--log-level',
+      'silent',
+    ]);
+    const as = (token: string) =>
+      connectDriver(BINDINGS[0] ?? 'jsonrpc', url, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+    const task = await (await as(T1)).sendTask(send('echo hi'));
+    const ops = await as(OPS);
+    expect((await ops.listTasks()).tasks.map((t) => t.id)).toEqual([task.id]);
+    expect((await ops.getTask({ id: task.id })).id).toBe(task.id);
+    expect((await (await as(T2)).listTasks()).tasks).toEqual([]);
+    await rejection(ops.cancelTask({ id: task.id }), TaskNotFoundError);
+  });
+
+  it('refuses values that are no limit, and --admin without --auth', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--max-history', '0'], /--max-history must be a whole number of at least 1, got "0"/],
+      [['--max-artifact-bytes', '1e6'], /--max-artifact-bytes must be a whole number/],
+      [['--limits', 'off', '--max-history', '5'], /--max-history has no effect with --limits off/],
+      [['--admin', 'ops'], /--admin needs --auth/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runCli(['serve', '--port', '0', '--store', 'memory', ...args]);
+      expect([args, result.code]).toEqual([args, 2]);
+      expect(result.stderr).toMatch(message);
+    }
+  });
+});
+
+describe('tandem serve --auth jwt', () => {
+  let idp: IdentityProvider;
+  beforeAll(async () => {
+    idp = await startIdentityProvider();
+  });
+  afterAll(() => idp.close());
+
+  it('verifies tokens against --jwks-url with --issuer, --audience and --scope', async () => {
+    const { url } = await serve([
+      '--auth',
+      'jwt',
+      '--jwks-url',
+      idp.jwksUrl,
+      '--issuer',
+      idp.issuer,
+      '--audience',
+      'tandem-tests',
+      '--scope',
+      'tasks',
+      '--log-level',
+      'silent',
+    ]);
+    const token = await idp.token('alice', 'tandem-tests', { claims: { scope: 'tasks' } });
+    expect((await runCli(['tasks', url, '--token', token])).code).toBe(0);
+    const unscoped = await idp.token('alice', 'tandem-tests');
+    const refused = await runCli(['tasks', url, '--token', unscoped]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/lacks the scope\(s\) tasks/);
+  });
+
+  it('finds the issuer by --oidc-issuer discovery', async () => {
+    const { url } = await serve([
+      '--auth',
+      'jwt',
+      '--oidc-issuer',
+      idp.issuer,
+      '--audience',
+      'tandem-tests',
+      '--log-level',
+      'silent',
+    ]);
+    const token = await idp.token('bob', 'tandem-tests');
+    expect((await runCli(['tasks', url, '--token', token])).code).toBe(0);
+    const other = await idp.token('bob', 'someone-else');
+    expect((await runCli(['tasks', url, '--token', other])).code).toBe(3);
   });
 });

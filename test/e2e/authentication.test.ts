@@ -26,7 +26,7 @@ import { testCard } from '../support/agents.js';
 import { useBehaviourEnv, type BehaviourEnv } from '../support/behaviour-env.js';
 import type { A2ADriver } from '../support/drivers/a2a-driver.js';
 import { createDriver, fetchCard, isHttpBinding as isHttp } from '../support/drivers/bindings.js';
-import type { CallRefusedError, DriverConnection } from '../support/drivers/driver-connection.js';
+import type { CallRefusedError, DriverConnection } from '../support/drivers/connection.js';
 import {
   startIdentityProvider,
   unsignedToken,
@@ -174,6 +174,16 @@ describeMatrix(
           (e) => e.message === 'refused a call that did not authenticate',
         );
         expect(entry.level).toBe('warn');
+        expect(entry.context).toMatchObject({ status: 401, peer: '127.0.0.1' });
+        expect(
+          logger.entries.some(
+            (e) =>
+              'reason' in e.context &&
+              e.context.reason === 'The bearer token is not valid' &&
+              'credentialsPresented' in e.context &&
+              e.context.credentialsPresented === true,
+          ),
+        ).toBe(true);
         expect(JSON.stringify(logger.entries)).not.toContain(secret);
         expect(JSON.stringify(logger.entries)).not.toContain(ALICE_TOKEN);
       });
@@ -443,6 +453,24 @@ describeMatrix(
           'UNAUTHENTICATED',
         );
         expect(wrongKey.message).toBe('The API key in the X-API-Key header is not valid');
+      });
+
+      it('answers 403 when a method recognised the caller but it lacks a scope', async () => {
+        const { as: scoped } = await serve(
+          anyOf(
+            bearerAuthentication(tokens()),
+            jwtAuthentication({
+              jwksUrl: idp.jwksUrl,
+              issuer: idp.issuer,
+              audience: AUDIENCE,
+              scopes: ['admin'],
+            }),
+          ),
+        );
+        const token = await idp.token('erin', AUDIENCE, { claims: { scope: 'read' } });
+        const refused = await refusal(scoped(bearer(token)).listTasks(), 'PERMISSION_DENIED');
+        expect(refused.message).toBe('The token lacks the scope(s) admin');
+        expect(await principalOf(scoped(bearer(ALICE_TOKEN)))).toBe('alice');
       });
 
       it('declares each method as an alternative requirement', async () => {

@@ -9,7 +9,12 @@
 
 import { expect, it } from 'vitest';
 import { TaskNotFoundError, type Task } from '../../src/index.js';
-import { AuthenticationError, type Authenticator } from '../../src/server.js';
+import {
+  AuthenticationError,
+  adminPolicy,
+  type Authenticator,
+  type TaskAccessPolicy,
+} from '../../src/server.js';
 import { rejection } from '../support/a2a-errors.js';
 import { testAgent } from '../support/agents.js';
 import { describeBehaviour, type BehaviourEnv } from '../support/behaviour-env.js';
@@ -28,13 +33,19 @@ const byName: Authenticator = ({ headers }) => {
   return { id: match[1] as string, anonymous: false };
 };
 
-async function callers(env: BehaviourEnv): Promise<{ alice: A2ADriver; bob: A2ADriver }> {
-  const server = await env.serve(testAgent, { http: { authenticate: byName } });
+async function callers(
+  env: BehaviourEnv,
+  accessPolicy?: TaskAccessPolicy,
+): Promise<{ alice: A2ADriver; bob: A2ADriver; ops: A2ADriver }> {
+  const server = await env.serve(testAgent, {
+    http: { authenticate: byName },
+    ...(accessPolicy === undefined ? {} : { accessPolicy }),
+  });
   const as = (name: string): A2ADriver =>
     createDriver(env.binding, server.agent.url, {
       headers: { authorization: `Principal ${name}` },
     });
-  return { alice: as('alice'), bob: as('bob') };
+  return { alice: as('alice'), bob: as('bob'), ops: as('ops') };
 }
 
 /** The message of the TaskNotFoundError for `id`, with the id itself taken out. */
@@ -119,5 +130,35 @@ describeBehaviour('task isolation between principals and tenants', (env) => {
     await expectOutOfReach(alice, task);
     await expectOutOfReach(bob, task, tenant);
     expect((await alice.getTask({ id: task.id, tenant })).id).toBe(task.id);
+  });
+
+  it('lets an access policy grant a principal reads of every owner’s tasks, and nothing more', async () => {
+    const { alice, bob, ops } = await callers(env, adminPolicy(['ops']));
+    const asking = await alice.sendTask(send('ask'));
+    const done = await bob.sendTask(send('echo hi'));
+    const tenant = `tenant-${crypto.randomUUID()}`;
+    const elsewhere = await alice.sendTask({ ...send('ask'), tenant });
+    // Reads: every owner's tasks of the tenant, paged like any listing.
+    expect(await ops.getTask({ id: asking.id })).toEqual(asking);
+    expect(taskIds((await ops.listTasks()).tasks).sort()).toEqual([asking.id, done.id].sort());
+    const first = await ops.listTasks({ pageSize: 1 });
+    expect(first.totalSize).toBe(2);
+    const second = await ops.listTasks({ pageSize: 1, pageToken: first.nextPageToken });
+    expect([...taskIds(first.tasks), ...taskIds(second.tasks)].sort()).toEqual(
+      [asking.id, done.id].sort(),
+    );
+    expect(second.nextPageToken).toBe('');
+    const stream = await ops.subscribeToTask({ id: asking.id }, { lastEventId: 0 });
+    const replayed = await stream.take(1);
+    expect(replayed[0]?.response.task?.id).toBe(asking.id);
+    stream.close();
+    // Not writes: continuing and canceling stay the owner's.
+    await rejection(ops.cancelTask({ id: asking.id }), TaskNotFoundError);
+    await rejection(ops.sendMessage(send('x', { taskId: asking.id })), TaskNotFoundError);
+    // Not other tenants.
+    await rejection(ops.getTask({ id: elsewhere.id }), TaskNotFoundError);
+    // Others are not widened by the policy.
+    await expectOutOfReach(bob, asking);
+    expect((await alice.getTask({ id: asking.id })).status.state).toBe('TASK_STATE_INPUT_REQUIRED');
   });
 });

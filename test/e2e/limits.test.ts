@@ -22,7 +22,7 @@ import { testAgent, testCard } from '../support/agents.js';
 import { describeBehaviour, type BehaviourEnv } from '../support/behaviour-env.js';
 import type { A2ADriver, BindingName } from '../support/drivers/a2a-driver.js';
 import { createDriver, isHttpBinding } from '../support/drivers/bindings.js';
-import type { CallRefusedError } from '../support/drivers/driver-connection.js';
+import type { CallRefusedError } from '../support/drivers/connection.js';
 import { artifactTexts, historyOf, send, textOf, userText } from '../support/messages.js';
 import { recordingLogger } from '../support/recording-logger.js';
 import { pollUntil } from '../support/sync.js';

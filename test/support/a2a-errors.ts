@@ -5,7 +5,7 @@
 
 import { expect } from 'vitest';
 import { InvalidParamsError, isA2AError, type A2AError } from '../../src/index.js';
-import { CallRefusedError, type RefusalStatus } from './drivers/driver-connection.js';
+import { CallRefusedError, type RefusalStatus } from './drivers/connection.js';
 
 /** An A2A error class, e.g. `TaskNotFoundError`. */
 export type A2AErrorClass<E extends A2AError> = abstract new (...args: never[]) => E;

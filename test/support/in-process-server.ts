@@ -15,13 +15,14 @@ import {
   type CallLimitsOptions,
   type Logger,
   type PushNotifications,
+  type TaskAccessPolicy,
   type TaskRuntime,
 } from '../../src/server.js';
 import { ServerInterceptingCall, type ServerInterceptor } from '@grpc/grpc-js';
 import { createGrpcServer, type A2AGrpcServer } from '../../src/server-grpc.js';
 import { TAG_HEADER, type A2ADriver, type BindingName } from './drivers/a2a-driver.js';
 import { connectDriver } from './drivers/bindings.js';
-import type { DriverConnection } from './drivers/driver-connection.js';
+import type { DriverConnection } from './drivers/connection.js';
 import { deferred, type Deferred } from './sync.js';
 
 /** One agent of a server and where it is mounted (`''` for the root). */
@@ -41,6 +42,8 @@ export interface ServeOptions {
   readonly connection?: DriverConnection;
   /** Abuse limits of every request handler (none unless given). */
   readonly limits?: CallLimitsOptions;
+  /** The access policy of every request handler (none unless given). */
+  readonly accessPolicy?: TaskAccessPolicy;
   /** Options of the node adapter. */
   readonly http?: Partial<Omit<A2ANodeServerOptions, 'agents'>>;
   /**
@@ -101,6 +104,7 @@ export async function startInProcessServer(
       ...(logger === undefined ? {} : { logger }),
       ...(options.limits === undefined ? {} : { limits: options.limits }),
       ...(options.push === undefined ? {} : { push: options.push }),
+      ...(options.accessPolicy === undefined ? {} : { accessPolicy: options.accessPolicy }),
     }),
   }));
   const tracker = new TaggedRequests();

@@ -19,7 +19,7 @@ import type {
   TaskListPage,
   TaskListQuery,
   TaskLogEntry,
-  TaskScope,
+  TaskReadScope,
   TaskViewOptions,
 } from '../task-store.js';
 import { toNumber, type PostgresDatabase, type PostgresNames } from './postgres-database.js';
@@ -90,20 +90,21 @@ function viewKey(view: TaskViewOptions): string {
 /** Reads one task visible in `scope`. */
 export async function getTask(
   db: PostgresDatabase,
-  scope: TaskScope,
+  scope: TaskReadScope,
   taskId: string,
   view: TaskViewOptions = {},
 ): Promise<StoredTask | undefined> {
   const n = db.names;
   const p = new StatementParams();
-  const where = [
+  const conditions = [
     `t.id = ${p.add(taskId, 'text')}`,
     `t.agent = ${p.add(scope.agent, 'text')}`,
     `t.tenant = ${p.add(scope.tenant, 'text')}`,
-    `t.owner = ${p.add(scope.owner, 'text')}`,
-  ].join(' AND ');
+  ];
+  if (scope.owner !== null) conditions.push(`t.owner = ${p.add(scope.owner, 'text')}`);
+  const where = conditions.join(' AND ');
   const query: QueryConfig = {
-    name: `tandem_get_task_${viewKey(view)}`,
+    name: `tandem_get_task_${scope.owner === null ? 'any_owner_' : ''}${viewKey(view)}`,
     text: `SELECT ${TASK_COLUMNS}, ${historyColumn(n, p, view)} AS history,
              ${artifactsColumn(n, view)} AS artifacts
            FROM ${n.tasks} t WHERE ${where}`,
@@ -117,7 +118,7 @@ export async function getTask(
 /** Lists one keyset page of the tasks visible in `scope`, newest status first. */
 export async function listTasks(
   db: PostgresDatabase,
-  scope: TaskScope,
+  scope: TaskReadScope,
   query: TaskListQuery,
 ): Promise<TaskListPage> {
   const n = db.names;
@@ -125,8 +126,8 @@ export async function listTasks(
   const filters = [
     `t.agent = ${p.add(scope.agent, 'text')}`,
     `t.tenant = ${p.add(scope.tenant, 'text')}`,
-    `t.owner = ${p.add(scope.owner, 'text')}`,
   ];
+  if (scope.owner !== null) filters.push(`t.owner = ${p.add(scope.owner, 'text')}`);
   if (query.contextId !== undefined) {
     filters.push(`t.context_id = ${p.add(query.contextId, 'text')}`);
   }

@@ -28,7 +28,7 @@ import type {
   TaskListQuery,
   TaskLogEntry,
   TaskRetention,
-  TaskScope,
+  TaskReadScope,
   TaskStore,
   TaskViewOptions,
 } from '../task-store.js';
@@ -156,14 +156,14 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   getTask(
-    scope: TaskScope,
+    scope: TaskReadScope,
     taskId: string,
     view?: TaskViewOptions,
   ): Promise<StoredTask | undefined> {
     return reads.getTask(this.#db, scope, taskId, view);
   }
 
-  listTasks(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage> {
+  listTasks(scope: TaskReadScope, query: TaskListQuery): Promise<TaskListPage> {
     return reads.listTasks(this.#db, scope, query);
   }
 

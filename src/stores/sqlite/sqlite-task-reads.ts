@@ -17,7 +17,7 @@ import type {
   TaskListPage,
   TaskListQuery,
   TaskLogEntry,
-  TaskScope,
+  TaskReadScope,
   TaskViewOptions,
 } from '../task-store.js';
 import {
@@ -49,7 +49,8 @@ interface TaskRowWithKey extends ListedRow {
 interface ListParameters {
   agent: string;
   tenant: string;
-  owner: string;
+  /** Absent: every owner's tasks (an operator's read, see `TaskReadScope`). */
+  owner?: string;
   contextId?: string;
   state?: string;
   statusTimeFrom?: number;
@@ -71,6 +72,7 @@ const ALL = Number.MAX_SAFE_INTEGER;
 export class SqliteTaskReads {
   readonly #db: Database.Database;
   readonly #getTask;
+  readonly #getAnyOwnersTask;
   readonly #taskExists;
   readonly #pageHistory;
   readonly #pageArtifacts;
@@ -79,7 +81,7 @@ export class SqliteTaskReads {
   readonly #taskHistory;
   readonly #taskArtifacts;
   readonly #taskParts;
-  /** Listing statements by filter combination: at most 16 pages and 8 counts. */
+  /** Listing statements by filter combination: at most 32 pages and 16 counts. */
   readonly #pages = new Map<string, Database.Statement<[ListParameters], ListedRow>>();
   readonly #counts = new Map<string, Database.Statement<[ListParameters], number>>();
 
@@ -88,6 +90,10 @@ export class SqliteTaskReads {
     this.#getTask = db.prepare<[string, string, string, string], TaskRowWithKey>(
       `SELECT ${TASK_COLUMNS}, key, history_count AS historyCount FROM tasks
        WHERE id = ? AND agent = ? AND tenant = ? AND owner = ?`,
+    );
+    this.#getAnyOwnersTask = db.prepare<[string, string, string], TaskRowWithKey>(
+      `SELECT ${TASK_COLUMNS}, key, history_count AS historyCount FROM tasks
+       WHERE id = ? AND agent = ? AND tenant = ?`,
     );
     this.#taskExists = db.prepare<[string], number>('SELECT 1 FROM tasks WHERE id = ?').pluck();
     // max(0, …): a cut longer than the history must not reach into the previous task's keys.
@@ -150,8 +156,15 @@ export class SqliteTaskReads {
   // locking) and better-sqlite3 runs each call to completion, so the statements of one read all
   // see the same committed state.
 
-  getTask(scope: TaskScope, taskId: string, view: TaskViewOptions = {}): StoredTask | undefined {
-    const row = this.#getTask.get(taskId, scope.agent, scope.tenant, scope.owner);
+  getTask(
+    scope: TaskReadScope,
+    taskId: string,
+    view: TaskViewOptions = {},
+  ): StoredTask | undefined {
+    const row =
+      scope.owner === null
+        ? this.#getAnyOwnersTask.get(taskId, scope.agent, scope.tenant)
+        : this.#getTask.get(taskId, scope.agent, scope.tenant, scope.owner);
     if (row === undefined) return undefined;
     const { historyLength } = view;
     const history =
@@ -182,16 +195,13 @@ export class SqliteTaskReads {
     return rows.map((row, i) => artifactFromRow(row, parts[i] ?? []));
   }
 
-  listTasks(scope: TaskScope, query: TaskListQuery): TaskListPage {
+  listTasks(scope: TaskReadScope, query: TaskListQuery): TaskListPage {
     return this.#readPage(scope, query);
   }
 
-  #readPage(scope: TaskScope, query: TaskListQuery): TaskListPage {
-    const filters: ListParameters = {
-      agent: scope.agent,
-      tenant: scope.tenant,
-      owner: scope.owner,
-    };
+  #readPage(scope: TaskReadScope, query: TaskListQuery): TaskListPage {
+    const filters: ListParameters = { agent: scope.agent, tenant: scope.tenant };
+    if (scope.owner !== null) filters.owner = scope.owner;
     if (query.contextId !== undefined) filters.contextId = query.contextId;
     if (query.state !== undefined) filters.state = query.state;
     if (query.statusTimeFrom !== undefined) filters.statusTimeFrom = query.statusTimeFrom;
@@ -289,7 +299,8 @@ export class SqliteTaskReads {
 
 /** The WHERE clause for the filters present in `parameters`; also the statement cache key. */
 function whereOf(parameters: ListParameters): string {
-  const conditions = ['agent = @agent', 'tenant = @tenant', 'owner = @owner'];
+  const conditions = ['agent = @agent', 'tenant = @tenant'];
+  if (parameters.owner !== undefined) conditions.push('owner = @owner');
   if (parameters.contextId !== undefined) conditions.push('context_id = @contextId');
   // With a context too, `+` keeps the planner on the context index: a context has few tasks.
   if (parameters.state !== undefined) {

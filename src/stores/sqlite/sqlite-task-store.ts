@@ -37,7 +37,7 @@ import type {
   TaskListQuery,
   TaskLogEntry,
   TaskRetention,
-  TaskScope,
+  TaskReadScope,
   TaskStore,
   TaskViewOptions,
 } from '../task-store.js';
@@ -228,14 +228,14 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   getTask(
-    scope: TaskScope,
+    scope: TaskReadScope,
     taskId: string,
     view?: TaskViewOptions,
   ): Promise<StoredTask | undefined> {
     return this.#run(() => this.#reads.getTask(scope, taskId, view));
   }
 
-  listTasks(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage> {
+  listTasks(scope: TaskReadScope, query: TaskListQuery): Promise<TaskListPage> {
     return this.#run(() => this.#reads.listTasks(scope, query));
   }
 

@@ -24,6 +24,7 @@ import type {
   TaskListQuery,
   TaskLogEntry,
   TaskRetention,
+  TaskReadScope,
   TaskScope,
   TaskStore,
   TaskStoreTopology,
@@ -168,7 +169,7 @@ export class ScriptedStore implements TaskStore {
   }
 
   getTask(
-    scope: TaskScope,
+    scope: TaskReadScope,
     taskId: string,
     view?: TaskViewOptions,
   ): Promise<StoredTask | undefined> {
@@ -176,7 +177,7 @@ export class ScriptedStore implements TaskStore {
     return this.inner.getTask(scope, taskId, view);
   }
 
-  listTasks(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage> {
+  listTasks(scope: TaskReadScope, query: TaskListQuery): Promise<TaskListPage> {
     return this.inner.listTasks(scope, query);
   }
 

@@ -6,7 +6,7 @@
 
 import type { AgentCard, AgentInterface } from '../../../src/index.js';
 import type { A2ADriver, BindingName } from './a2a-driver.js';
-import { fetchOf, type DriverConnection } from './driver-connection.js';
+import { fetchOf, type DriverConnection } from './connection.js';
 import { GrpcDriver } from './grpc-driver.js';
 import { JsonRpcDriver } from './json-rpc-driver.js';
 import { RestDriver } from './rest-driver.js';

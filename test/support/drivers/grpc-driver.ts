@@ -38,11 +38,7 @@ import {
   type StreamingOperation,
   type UnaryOperation,
 } from './a2a-driver.js';
-import {
-  CallRefusedError,
-  type DriverConnection,
-  type RefusalStatus,
-} from './driver-connection.js';
+import { CallRefusedError, type DriverConnection, type RefusalStatus } from './connection.js';
 import { WireDriver } from './wire-driver.js';
 
 const identity = (value: Buffer): Buffer => value;

@@ -24,7 +24,7 @@ import {
   type StreamingOperation,
   type UnaryOperation,
 } from './a2a-driver.js';
-import { CallRefusedError, refusalStatusOf } from './driver-connection.js';
+import { CallRefusedError, refusalStatusOf } from './connection.js';
 import { seqOf, sseEventStream } from './sse-event-stream.js';
 import {
   WireDriver,

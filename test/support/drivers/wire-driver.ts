@@ -35,7 +35,7 @@ import {
   type StreamingOperation,
   type UnaryOperation,
 } from './a2a-driver.js';
-import { fetchOf, withQuery, type DriverConnection } from './driver-connection.js';
+import { fetchOf, withQuery, type DriverConnection } from './connection.js';
 
 export abstract class WireDriver implements A2ADriver {
   abstract readonly binding: BindingName;
