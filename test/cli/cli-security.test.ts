@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskNotFoundError } from '../../src/index.js';
 import { refusal, rejection } from '../support/a2a-errors.js';
-import { BINDINGS, connectDriver } from '../support/drivers/bindings.js';
+import { isHttpBinding, BINDINGS, connectDriver } from '../support/drivers/bindings.js';
 import { startIdentityProvider, type IdentityProvider } from '../support/identity-provider.js';
 import { send } from '../support/messages.js';
 import { CLI, SERVE_URL_LINE, requireBuild, serverProcesses } from '../support/processes.js';
@@ -129,7 +129,8 @@ describe('tandem serve --extended-card with --auth', () => {
       '--log-level',
       'silent',
     ]);
-    for (const binding of BINDINGS) {
+    // `tandem serve` here has no --grpc-port: the HTTP bindings only.
+    for (const binding of BINDINGS.filter(isHttpBinding)) {
       const friend = await connectDriver(binding, url, {
         headers: { authorization: `Bearer ${T1}` },
       });
