@@ -7,15 +7,9 @@
  */
 
 import { ConfigurationError, LocalError } from '../protocol/local-errors.js';
-import { GRPC_BINDING } from '../protocol/protocol-bindings.js';
-import {
-  HTTP_JSON_BINDING,
-  createRestClientTransport,
-} from '../bindings/rest/rest-client-transport.js';
-import {
-  JSONRPC_BINDING,
-  createJsonRpcClientTransport,
-} from '../bindings/jsonrpc/jsonrpc-client-transport.js';
+import { GRPC_BINDING, HTTP_JSON_BINDING, JSONRPC_BINDING } from '../protocol/protocol-bindings.js';
+import { createRestClientTransport } from '../bindings/rest/rest-client-transport.js';
+import { createJsonRpcClientTransport } from '../bindings/jsonrpc/jsonrpc-client-transport.js';
 import type {
   ClientTransport,
   ClientTransportContext,

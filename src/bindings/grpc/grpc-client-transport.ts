@@ -17,6 +17,7 @@
  * importable without grpc-js.
  */
 
+import { GRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import {
   Client,
   Metadata,
@@ -46,9 +47,6 @@ import {
 } from '../client/transport-errors.js';
 import { grpcMethodOf, type GrpcMethod } from './grpc-codec.js';
 import { STATUS_DETAILS_KEY, decodeStatus, type DecodedStatus } from './grpc-status.js';
-
-/** The binding name in agent cards. */
-export const GRPC_BINDING = 'GRPC';
 
 /** A gRPC status that is no A2A error (`UNAUTHENTICATED`, `RESOURCE_EXHAUSTED`...). */
 export class GrpcStatusError extends HttpStatusError {

@@ -10,8 +10,9 @@
  * proxy's 502) is an `HttpStatusError`, which the client may retry.
  */
 
-import { fromJsonRpcError } from '../../protocol/error-serialization.js';
+import { fromJsonRpcError, type JsonRpcErrorObject } from '../../protocol/error-serialization.js';
 import type { A2AError } from '../../protocol/errors.js';
+import { JSONRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import type { SseEvent } from '../../protocol/sse-decoder.js';
 import type {
   ClientTransport,
@@ -37,33 +38,75 @@ import {
   readSseEvents,
 } from '../client/transport-http.js';
 
-/** The binding name in agent cards. */
-export const JSONRPC_BINDING = 'JSONRPC';
-
 type JsonRpcOutcome = { readonly result: unknown } | { readonly error: Error };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * How a JSON-RPC transport writes its requests and reads its answers: A2A 1.0 as it is
+ * ({@link A2A_JSONRPC}), or a translation at the edge (A2A 0.3). The envelope, the HTTP and SSE
+ * handling and the validation of what comes back are the transport's, whatever the dialect.
+ */
+export interface JsonRpcDialect {
+  /**
+   * The method and params of a call.
+   *
+   * @throws a typed A2A error for an operation the dialect cannot express (nothing is sent).
+   */
+  request(call: UnaryCall | StreamCall): { readonly method: string; readonly params: unknown };
+  /** Adjusts the service-parameter headers of a request (called before the transport's own). */
+  editHeaders(headers: Headers): void;
+  /** The typed A2A error of a JSON-RPC error object, or `undefined` for a code it does not know. */
+  errorOf(object: JsonRpcErrorObject): A2AError | undefined;
+  /** The 1.0 result of `operation`, read from the response's `result` (validated afterwards). */
+  resultOf(operation: UnaryOperationName, result: unknown, where: string): unknown;
+  /**
+   * The 1.0 stream payload of an event's `result` (validated afterwards), `undefined` to skip the
+   * event; `final` ends the stream after it.
+   */
+  eventOf(
+    result: unknown,
+    where: string,
+  ): { readonly payload: unknown; readonly final: boolean } | undefined;
+}
+
+/** A2A 1.0: operations are methods, messages are params, results and events are read as they are. */
+export const A2A_JSONRPC: JsonRpcDialect = {
+  request: (call) => ({ method: call.operation, params: call.message }),
+  editHeaders: () => undefined,
+  errorOf: fromJsonRpcError,
+  resultOf: (_operation, result) => result,
+  eventOf: (result) => ({ payload: result, final: false }),
+};
+
 /** The typed error of a JSON-RPC error object, or `undefined` when it is not one. */
-function errorOf(value: unknown): A2AError | CustomJsonRpcError | undefined {
+function errorOf(
+  value: unknown,
+  dialect: JsonRpcDialect,
+): A2AError | CustomJsonRpcError | undefined {
   if (!isRecord(value) || typeof value.code !== 'number' || !Number.isInteger(value.code)) {
     return undefined;
   }
   const message = typeof value.message === 'string' ? value.message : '';
   const object = { code: value.code, message, data: value.data };
-  return fromJsonRpcError(object) ?? new CustomJsonRpcError(value.code, message, value.data);
+  return dialect.errorOf(object) ?? new CustomJsonRpcError(value.code, message, value.data);
 }
 
 /**
  * Reads a JSON-RPC response object: its result, or its error as a typed error. Returns
  * `undefined` when the value is not a JSON-RPC response at all.
  */
-function outcomeOf(value: unknown, id: number, where: string): JsonRpcOutcome | undefined {
+function outcomeOf(
+  value: unknown,
+  id: number,
+  where: string,
+  dialect: JsonRpcDialect,
+): JsonRpcOutcome | undefined {
   if (!isRecord(value) || value.jsonrpc !== '2.0') return undefined;
   if ('error' in value) {
-    const error = errorOf(value.error);
+    const error = errorOf(value.error, dialect);
     if (error === undefined) {
       throw new ProtocolViolationError(
         `The JSON-RPC response of ${where} has an "error" without an integer "code"`,
@@ -85,12 +128,14 @@ class JsonRpcClientTransport implements ClientTransport {
   readonly #send: HttpSend;
   readonly #maxEventLength: number;
   readonly #maxResponseBytes: number;
+  readonly #dialect: JsonRpcDialect;
   #nextId = 1;
 
-  constructor(context: ClientTransportContext) {
+  constructor(context: ClientTransportContext, dialect: JsonRpcDialect) {
     this.#send = context.send;
     this.#maxEventLength = context.maxEventLength;
     this.#maxResponseBytes = context.maxResponseBytes;
+    this.#dialect = dialect;
   }
 
   async unary<N extends UnaryOperationName>(call: UnaryCall<N>): Promise<UnaryCallResult<N>> {
@@ -100,7 +145,8 @@ class JsonRpcClientTransport implements ClientTransport {
     const outcome = await this.#readOutcome(response, request, id);
     if ('error' in outcome) throw outcome.error;
     const where = describeRequest(request);
-    const message = parseOperationResult(call.operation, outcome.result, where);
+    const result = this.#dialect.resultOf(call.operation, outcome.result, where);
+    const message = parseOperationResult(call.operation, result, where);
     return { stream: false, message, headers: response.headers };
   }
 
@@ -130,16 +176,13 @@ class JsonRpcClientTransport implements ClientTransport {
     accept: string,
     lastEventId: string | undefined,
   ): Request {
+    const { method, params } = this.#dialect.request(call);
     const headers = new Headers(call.headers);
+    this.#dialect.editHeaders(headers);
     headers.set('content-type', 'application/json');
     headers.set('accept', accept);
     if (lastEventId !== undefined) headers.set('last-event-id', lastEventId);
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method: call.operation,
-      params: call.message,
-    });
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method, params });
     return new Request(call.url, { method: 'POST', headers, body, signal: call.signal });
   }
 
@@ -155,7 +198,7 @@ class JsonRpcClientTransport implements ClientTransport {
         if (response.ok) throw error;
       }
     }
-    const outcome = value === undefined ? undefined : outcomeOf(value, id, where);
+    const outcome = value === undefined ? undefined : outcomeOf(value, id, where, this.#dialect);
     if (outcome !== undefined && (response.ok || 'error' in outcome)) return outcome;
     if (!response.ok) throw httpStatusError(response, text, request);
     throw new ProtocolViolationError(
@@ -167,24 +210,44 @@ class JsonRpcClientTransport implements ClientTransport {
   async *#events(response: Response, request: Request, id: number): AsyncGenerator<StreamItem> {
     const where = describeRequest(request);
     for await (const event of readSseEvents(response, request, this.#maxEventLength)) {
-      yield this.#item(event, request, id, where);
+      const read = this.#read(event, request, id, where);
+      if (read === undefined) continue;
+      const payload = parseStreamPayload(read.payload, where);
+      yield event.id === undefined || event.id === '' ? { payload } : { id: event.id, payload };
+      // A stream is over once an event says so (0.3's `final`), whether or not the agent closes it.
+      if (read.final) return;
     }
   }
 
-  #item(event: SseEvent, request: Request, id: number, where: string): StreamItem {
-    const outcome = outcomeOf(parseJsonBody(event.data, request), id, where);
+  #read(
+    event: SseEvent,
+    request: Request,
+    id: number,
+    where: string,
+  ): ReturnType<JsonRpcDialect['eventOf']> {
+    const outcome = outcomeOf(parseJsonBody(event.data, request), id, where, this.#dialect);
     if (outcome === undefined) {
       throw new ProtocolViolationError(
         `An event of ${where} is not a JSON-RPC 2.0 response object: ${event.data.slice(0, 200)}`,
       );
     }
     if ('error' in outcome) throw outcome.error;
-    const payload = parseStreamPayload(outcome.result, where);
-    return event.id === undefined || event.id === '' ? { payload } : { id: event.id, payload };
+    return this.#dialect.eventOf(outcome.result, where);
   }
 }
 
 /** Creates the JSON-RPC transport of an interface (a {@link ClientTransportFactory}). */
 export function createJsonRpcClientTransport(context: ClientTransportContext): ClientTransport {
-  return new JsonRpcClientTransport(context);
+  return new JsonRpcClientTransport(context, A2A_JSONRPC);
+}
+
+/**
+ * Creates a JSON-RPC transport that speaks `dialect` (the same envelope, HTTP and validation as
+ * {@link createJsonRpcClientTransport}).
+ */
+export function createJsonRpcDialectTransport(
+  context: ClientTransportContext,
+  dialect: JsonRpcDialect,
+): ClientTransport {
+  return new JsonRpcClientTransport(context, dialect);
 }

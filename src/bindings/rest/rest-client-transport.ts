@@ -15,6 +15,7 @@
  * in the wild (the official JS SDK) send it.
  */
 
+import { HTTP_JSON_BINDING } from '../../protocol/protocol-bindings.js';
 import { fromHttpErrorBody } from '../../protocol/error-serialization.js';
 import type { SseEvent } from '../../protocol/sse-decoder.js';
 import type {
@@ -42,9 +43,6 @@ import {
   readSseEvents,
 } from '../client/transport-http.js';
 import { restRoute, type RestRoute } from './rest-client-paths.js';
-
-/** The binding name in agent cards. */
-export const HTTP_JSON_BINDING = 'HTTP+JSON';
 
 /** The media type of A2A JSON bodies (spec 14.1). */
 export const A2A_JSON_MEDIA_TYPE = 'application/a2a+json';
