@@ -39,6 +39,7 @@ import {
   type UnaryOperation,
 } from './a2a-driver.js';
 import { CallRefusedError, type DriverConnection, type RefusalStatus } from './connection.js';
+import { eventStreamOf } from './event-stream-of.js';
 import { WireDriver } from './wire-driver.js';
 
 const identity = (value: Buffer): Buffer => value;
@@ -273,32 +274,14 @@ export class GrpcDriver extends WireDriver {
         });
       }
     };
-    return {
+    return eventStreamOf({
       activatedExtensions: extensionsOf(headers),
       next,
-      async take(n) {
-        const events: StreamEvent[] = [];
-        while (events.length < n) {
-          const event = await next();
-          if (event === undefined) {
-            throw new Error(`The stream ended after ${events.length} of ${n} events`);
-          }
-          events.push(event);
-        }
-        return events;
-      },
-      async rest() {
-        const events: StreamEvent[] = [];
-        for (let event = await next(); event !== undefined; event = await next()) {
-          events.push(event);
-        }
-        return events;
-      },
-      close() {
+      close: () => {
         closed = true;
         call.cancel();
         notify();
       },
-    };
+    });
   }
 }

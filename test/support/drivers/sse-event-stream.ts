@@ -8,6 +8,7 @@
 import { SseDecoder, type SseEvent } from '../../../src/index.js';
 import { preciseNow } from '../sync.js';
 import { BindingViolationError, type EventStream, type StreamEvent } from './a2a-driver.js';
+import { eventStreamOf } from './event-stream-of.js';
 import { activatedExtensionsOf } from './wire-driver.js';
 
 /** How a binding reads one SSE event; throws the typed error an error event carries. */
@@ -51,29 +52,9 @@ export function sseEventStream(
     const first = queue.shift();
     return first === undefined ? undefined : read(first.event, first.receivedAt);
   };
-  return {
+  return eventStreamOf({
     activatedExtensions: activatedExtensionsOf(response),
     next,
-    async take(n) {
-      const events: StreamEvent[] = [];
-      while (events.length < n) {
-        const event = await next();
-        if (event === undefined) {
-          throw new Error(`The stream ended after ${events.length} of ${n} events`);
-        }
-        events.push(event);
-      }
-      return events;
-    },
-    async rest() {
-      const events: StreamEvent[] = [];
-      for (let event = await next(); event !== undefined; event = await next()) {
-        events.push(event);
-      }
-      return events;
-    },
-    close() {
-      controller.abort();
-    },
-  };
+    close: () => controller.abort(),
+  });
 }
