@@ -89,7 +89,11 @@ export const push = {
     { metric: 'p99DeadMs', label: 'p99 ms, one dead', format: 'ms' },
   ],
   async measure(ctx) {
-    const { rpcUrl } = ctx.server;
+    const { rpcUrl, cardUrl } = ctx.server;
+    // A build from before push (a baseline in an A/B run) would never deliver: say so instead.
+    const card = await (await fetch(cardUrl)).json();
+    if (card.capabilities?.pushNotifications !== true)
+      return { unavailable: 'this build does not deliver push notifications' };
     const n = ctx.config.pushTasks;
     const healthy = await receiver();
     const dead = await receiver({ hang: true });

@@ -79,6 +79,24 @@ export function writeParts(terminal: Terminal, parts: readonly Part[], indent = 
   }
 }
 
+/**
+ * An artifact's parts with each run of consecutive text parts made one: an artifact streamed in
+ * chunks (a model's answer, a token per chunk) is one text, printed as the live stream prints it
+ * (each chunk written in place), not a line per chunk.
+ */
+function artifactParts(parts: readonly Part[]): Part[] {
+  const joined: Part[] = [];
+  for (const part of parts) {
+    const previous = joined.at(-1);
+    if (part.text !== undefined && previous?.text !== undefined) {
+      joined[joined.length - 1] = { ...previous, text: previous.text + part.text };
+    } else {
+      joined.push(part);
+    }
+  }
+  return joined;
+}
+
 /** The text of a message's text parts, joined, for one-line status output. */
 export function messageText(message: Message | undefined): string {
   if (message === undefined) return '';
@@ -96,7 +114,7 @@ function writeArtifact(terminal: Terminal, artifact: Artifact, indent: string): 
   if (artifact.description !== undefined) {
     terminal.line(`${indent}  ${style.dim(artifact.description)}`);
   }
-  writeParts(terminal, artifact.parts, `${indent}  `);
+  writeParts(terminal, artifactParts(artifact.parts), `${indent}  `);
 }
 
 /**
@@ -104,7 +122,7 @@ function writeArtifact(terminal: Terminal, artifact: Artifact, indent: string): 
  * result, the question of an interrupted task, or the reason of a failure).
  */
 export function writeTaskAnswer(terminal: Terminal, task: Task): void {
-  for (const artifact of task.artifacts ?? []) writeParts(terminal, artifact.parts);
+  for (const artifact of task.artifacts ?? []) writeParts(terminal, artifactParts(artifact.parts));
   const status = task.status.message;
   if (status !== undefined) writeParts(terminal, status.parts);
 }

@@ -54,6 +54,12 @@ describe.concurrent('tandem send', () => {
     expect(stdout).toMatch(/^Rolled 2d6: \d \+ \d = \d+\n\{\n {2}"notation": "2d6",/);
   });
 
+  it('prints an artifact that was streamed in chunks as one text, not a line per chunk', async () => {
+    const { code, stdout } = await runCli(['send', server.urlOf('echo'), 'slowstream 3 1 8']);
+    expect(code).toBe(0);
+    expect(stdout).toBe(`${'x'.repeat(24)}\n`);
+  });
+
   it('prints the SendMessageResponse with --json', async () => {
     const { stdout } = await runCli(['send', server.urlOf('kit'), 'report', '--json']);
     const response = JSON.parse(stdout) as SendMessageResponse;
