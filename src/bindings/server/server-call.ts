@@ -26,7 +26,7 @@ import {
 } from '../../protocol/operations.js';
 import { parseMessage } from '../../protocol/validation.js';
 import type { CallContext, Principal } from '../../runtime/call-context.js';
-import { LimitExceededError } from '../../runtime/call-limits.js';
+import { LimitExceededError } from '../../runtime/call-limit-options.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { A2ARequestHandler, EventStream } from '../../runtime/request-handler.js';
 import type { HttpRefusal } from './server-binding.js';
