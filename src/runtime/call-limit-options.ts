@@ -32,15 +32,21 @@ export const DEFAULT_CALL_LIMITS: Required<CallLimitsOptions> = Object.freeze({
   ...DEFAULT_TASK_CONTENT_LIMITS,
 });
 
+/**
+ * The name of a limit: an option of {@link CallLimitsOptions}, or `failedAuthentications`, the
+ * servers' limit on failed authentications per address (enforced before the call has a caller).
+ */
+export type LimitName = keyof CallLimitsOptions | 'failedAuthentications';
+
 /** A call refused by a limit. */
 export class LimitExceededError extends LocalError {
   /**
-   * @param limit the option that refused it (`requestsPerMinute`...).
+   * @param limit the limit that refused it (`requestsPerMinute`...).
    * @param retryAfterSeconds when the caller may try again (rate limits).
    */
   constructor(
     message: string,
-    readonly limit: keyof CallLimitsOptions,
+    readonly limit: LimitName,
     readonly retryAfterSeconds: number | undefined,
   ) {
     super(message);

@@ -219,7 +219,11 @@ export function openStream<N extends StreamingOperation>(
  * Each binding answers it in its own form; `undefined` for anything else.
  */
 export function refusalOf(error: unknown): HttpRefusal | undefined {
-  if (!(error instanceof LimitExceededError)) return undefined;
+  return error instanceof LimitExceededError ? limitRefusal(error) : undefined;
+}
+
+/** The refusal of a call a limit refused: HTTP 429 with `Retry-After`, `RESOURCE_EXHAUSTED`. */
+export function limitRefusal(error: LimitExceededError): HttpRefusal {
   return {
     status: 429,
     code: 'RESOURCE_EXHAUSTED',
