@@ -101,7 +101,7 @@ describe('tandem serve: failed authentications', () => {
       );
       expect(held.stderr).not.toContain(T1);
     }
-  });
+  }, 60_000);
 
   it('refuses values that are no limit, and the flags without --auth', async () => {
     const cases: [string[], RegExp][] = [
