@@ -18,12 +18,9 @@ export type {
 } from './runtime/agent.js';
 export { createRequestHandler } from './create-request-handler.js';
 export type { RequestHandlerOptions } from './runtime/create-request-handler.js';
-export {
-  DEFAULT_CALL_LIMITS,
-  LimitExceededError,
-  MAX_TRACKED_CALLERS,
-} from './runtime/call-limits.js';
-export type { CallLimitsOptions } from './runtime/call-limits.js';
+export { DEFAULT_CALL_LIMITS, LimitExceededError } from './runtime/call-limit-options.js';
+export type { CallLimitsOptions, LimitName } from './runtime/call-limit-options.js';
+export { MAX_TRACKED_CALLERS } from './runtime/token-buckets.js';
 export {
   DEFAULT_TASK_CONTENT_LIMITS,
   TaskContentLimitError,
@@ -138,6 +135,14 @@ export type {
   Authenticator,
   ServerAuthentication,
 } from './bindings/server/authentication.js';
+export {
+  DEFAULT_FAILED_AUTHENTICATION_LIMIT,
+  FailedAuthenticationLimiter,
+} from './bindings/server/failed-authentication-limiter.js';
+export type {
+  FailedAuthenticationLimitOptions,
+  FailedAuthenticationsOption,
+} from './bindings/server/failed-authentication-limiter.js';
 export { anyOf } from './security/server-authentication.js';
 export { CredentialList, MIN_SECRET_LENGTH } from './security/credential-list.js';
 export type { CredentialSource } from './security/credential-list.js';

@@ -73,6 +73,12 @@ export async function run(args: string[]): Promise<number> {
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
       throw new UsageFailure(`--port must be an integer between 0 and 65535, got ${values.port}`);
     }
+    if (values.token !== undefined) {
+      console.error(
+        'tandem listen: warning: --token on the command line is visible to every user of this ' +
+          'machine (ps) and kept in the shell history; pass it in TANDEM_LISTEN_TOKEN instead',
+      );
+    }
     const envToken = process.env.TANDEM_LISTEN_TOKEN;
     options = {
       port,

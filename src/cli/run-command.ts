@@ -100,7 +100,9 @@ export async function runCommand<O extends OptionTable>(
     }
     checkPositionals(spec, positionals);
     const url = parseAgentUrl(positionals[0] ?? '');
-    const clientOptions = clientOptionsFrom(shared);
+    const clientOptions = clientOptionsFrom(shared, (message) =>
+      process.stderr.write(`tandem ${spec.name}: warning: ${message}\n`),
+    );
     const terminal = new Terminal(terminalSettingsFrom(shared));
     context = {
       values,

@@ -11,7 +11,13 @@
  */
 
 import type { AgentInterface } from '../index.js';
-import type { A2AAgentMount, A2ATlsOptions, Logger, ServerAuthentication } from '../server.js';
+import type {
+  A2AAgentMount,
+  A2ATlsOptions,
+  FailedAuthenticationLimiter,
+  Logger,
+  ServerAuthentication,
+} from '../server.js';
 import type { A2AGrpcServer } from '../server-grpc.js';
 import { UsageFailure } from './cli-values.js';
 
@@ -61,6 +67,8 @@ export async function prepareGrpc(options: {
   readonly host: string;
   readonly mounts: readonly A2AAgentMount[];
   readonly authenticate: ServerAuthentication | undefined;
+  /** The HTTP server's limiter, so that failures count on both ports together. */
+  readonly failedAuthentications: FailedAuthenticationLimiter | false | undefined;
   readonly tls: A2ATlsOptions | undefined;
   readonly publicUrl: string | undefined;
   readonly logger: Logger;
@@ -78,6 +86,9 @@ export async function prepareGrpc(options: {
     })),
     logger: options.logger,
     ...(options.authenticate === undefined ? {} : { authenticate: options.authenticate }),
+    ...(options.failedAuthentications === undefined
+      ? {}
+      : { failedAuthentications: options.failedAuthentications }),
     ...(options.tls === undefined ? {} : { tls: options.tls }),
     ...(publicHost === undefined ? {} : { publicHost }),
   });

@@ -8,6 +8,8 @@
 import { readFileSync } from 'node:fs';
 import {
   CredentialList,
+  DEFAULT_FAILED_AUTHENTICATION_LIMIT,
+  FailedAuthenticationLimiter,
   adminPolicy,
   anyOf,
   apiKeyAuthentication,
@@ -20,7 +22,7 @@ import {
   type ServerAuthentication,
   type TaskAccessPolicy,
 } from '../server.js';
-import { UsageFailure } from './cli-values.js';
+import { parseDuration, parsePositiveInteger, UsageFailure } from './cli-values.js';
 
 /** The `parseArgs` options this module reads. */
 export const SECURITY_OPTIONS = {
@@ -42,6 +44,8 @@ export const SECURITY_OPTIONS = {
   'sign-card-kid': { type: 'string' },
   'sign-card-jku': { type: 'string' },
   admin: { type: 'string', multiple: true },
+  'max-auth-failures': { type: 'string' },
+  'auth-failure-window': { type: 'string' },
 } as const;
 
 /** The help lines of {@link SECURITY_OPTIONS}. */
@@ -65,7 +69,12 @@ export const SECURITY_HELP = `Security:
   --sign-card-kid <kid>   The key id the signatures name (default: the key's RFC 7638 thumbprint)
   --sign-card-jku <url>   The URL where the public key's JWKS is published, named in signatures
   --admin <principal>     A principal that may read (get, list, subscribe to) every caller's
-                          tasks of its tenant, not only its own (repeatable; needs --auth)`;
+                          tasks of its tenant, not only its own (repeatable; needs --auth)
+  --max-auth-failures <n> Failed authentications one address may make before it is answered 429
+                          without its credentials being checked (default ${DEFAULT_FAILED_AUTHENTICATION_LIMIT.maxFailures}; off for none; env
+                          TANDEM_MAX_AUTH_FAILURES)
+  --auth-failure-window <duration>
+                          The time over which an address regains them (default ${DEFAULT_FAILED_AUTHENTICATION_LIMIT.windowSeconds / 60}m)`;
 
 type Values = { readonly [K in keyof typeof SECURITY_OPTIONS]?: unknown };
 
@@ -99,6 +108,11 @@ export interface ServeSecurity {
   readonly cardSigning: CardSignerOptions | undefined;
   /** Who may read more than their own tasks (`--admin`). */
   readonly accessPolicy: TaskAccessPolicy | undefined;
+  /**
+   * Failed authentications per address, one limiter for the HTTP and the gRPC server; `false`
+   * for none (`--max-auth-failures off`), `undefined` without authentication.
+   */
+  readonly failedAuthentications: FailedAuthenticationLimiter | false | undefined;
 }
 
 const METHODS = ['bearer', 'api-key', 'jwt', 'mtls'] as const;
@@ -211,6 +225,7 @@ export function parseServeSecurity(values: Values): ServeSecurity {
   }
   return {
     accessPolicy: admins.length === 0 ? undefined : adminPolicy(admins),
+    failedAuthentications: parseFailedAuthentications(values, built.length > 0),
     authentication: built.length === 0 ? undefined : anyOf(...built),
     tls,
     reloadable,
@@ -223,4 +238,42 @@ export function parseServeSecurity(values: Values): ServeSecurity {
             ...(jku === undefined ? {} : { jku }),
           },
   };
+}
+
+/**
+ * `--max-auth-failures` and `--auth-failure-window`: on with the library's defaults whenever
+ * authentication is.
+ *
+ * @throws UsageFailure for a value that is not a whole number (or `off`), or a window under 1 s.
+ */
+function parseFailedAuthentications(
+  values: Values,
+  authenticated: boolean,
+): FailedAuthenticationLimiter | false | undefined {
+  const max = text(values, 'max-auth-failures') ?? process.env.TANDEM_MAX_AUTH_FAILURES;
+  const window = text(values, 'auth-failure-window');
+  if (!authenticated) {
+    if (text(values, 'max-auth-failures') !== undefined || window !== undefined) {
+      throw new UsageFailure(
+        '--max-auth-failures and --auth-failure-window need --auth: without it nobody can fail',
+      );
+    }
+    return undefined;
+  }
+  if (max === 'off') {
+    if (window !== undefined) {
+      throw new UsageFailure('--auth-failure-window has no effect with --max-auth-failures off');
+    }
+    return false;
+  }
+  const windowMs = window === undefined ? undefined : parseDuration(window, '--auth-failure-window');
+  if (windowMs !== undefined && windowMs < 1_000) {
+    throw new UsageFailure(`--auth-failure-window must be at least 1s, got ${window}`);
+  }
+  return new FailedAuthenticationLimiter({
+    ...(max === undefined || max === ''
+      ? {}
+      : { maxFailures: parsePositiveInteger(max, '--max-auth-failures') }),
+    ...(windowMs === undefined ? {} : { windowSeconds: Math.round(windowMs / 1000) }),
+  });
 }

@@ -212,6 +212,7 @@ export async function run(args: string[]): Promise<number> {
       : await prepareGrpc({
           ...{ port: options.grpcPort, host: options.host, mounts, logger },
           ...{ authenticate: security.authentication, tls: security.tls },
+          failedAuthentications: security.failedAuthentications,
           publicUrl: options.publicUrl,
           cardInterfaces: (path) => () => server.interfacesOf(path),
         });
@@ -222,6 +223,9 @@ export async function run(args: string[]): Promise<number> {
     ...(options.compat === undefined ? {} : { compat: options.compat }),
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     ...(security.authentication === undefined ? {} : { authenticate: security.authentication }),
+    ...(security.failedAuthentications === undefined
+      ? {}
+      : { failedAuthentications: security.failedAuthentications }),
     ...(security.tls === undefined ? {} : { tls: security.tls }),
     ...(security.cardSigning === undefined
       ? {}

@@ -8,6 +8,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { ClientOptions, ProtocolBindingName } from '../client.js';
 import { parseDuration, parseHeader, UsageFailure } from './cli-values.js';
+import { clientCredentialsFrom } from './client-credentials.js';
 import { tlsFetchOf } from './client-tls.js';
 import type { TerminalSettings } from './terminal.js';
 
@@ -17,7 +18,9 @@ export type OptionTable = NonNullable<ParseArgsConfig['options']>;
 /** The flags shared by every client command. */
 export const SHARED_OPTIONS = {
   token: { type: 'string' },
+  'token-file': { type: 'string' },
   'api-key': { type: 'string' },
+  'api-key-file': { type: 'string' },
   cert: { type: 'string' },
   key: { type: 'string' },
   ca: { type: 'string' },
@@ -31,9 +34,10 @@ export const SHARED_OPTIONS = {
 
 /** The help text of {@link SHARED_OPTIONS}, appended to each command's help. */
 export const SHARED_HELP = `Connection and output options:
-  --token <token>         Send Authorization: Bearer <token> (or env TANDEM_TOKEN, which ps
-                          does not show)
-  --api-key <key>         Send this API key where the card's scheme says (or env TANDEM_API_KEY)
+  --token-file <path>     Send Authorization: Bearer with the token in this file (or env
+                          TANDEM_TOKEN; --token <token> works too, but ps shows it to everyone)
+  --api-key-file <path>   Send the API key in this file where the card's scheme says (or env
+                          TANDEM_API_KEY, or --api-key <key>, which ps shows)
   --cert <path>           A client certificate (PEM) for mutual TLS, with --key <path>
   --ca <path>             Trust this CA (PEM) for the agent's certificate
   --header 'Name: value'  Add a header to every request (repeatable)
@@ -48,7 +52,9 @@ export const SHARED_HELP = `Connection and output options:
 /** The values of the shared flags, as `parseArgs` returns them. */
 export interface SharedValues {
   readonly token?: string | undefined;
+  readonly 'token-file'?: string | undefined;
   readonly 'api-key'?: string | undefined;
+  readonly 'api-key-file'?: string | undefined;
   readonly cert?: string | undefined;
   readonly key?: string | undefined;
   readonly ca?: string | undefined;
@@ -76,19 +82,22 @@ function bindingOf(value: string): ProtocolBindingName {
   }
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value;
-}
-
-/** Translates the shared flags into client options. */
-export function clientOptionsFrom(values: SharedValues): ClientOptions {
+/**
+ * Translates the shared flags into client options; `warn` is told about a secret given as a flag
+ * value (`--token`), which other users of the machine can read.
+ *
+ * @throws UsageFailure for a flag value that is not valid.
+ */
+export function clientOptionsFrom(
+  values: SharedValues,
+  warn: (message: string) => void = () => {},
+): ClientOptions {
   const headers: Record<string, string> = {};
   for (const line of values.header ?? []) {
     const [name, value] = parseHeader(line);
     headers[name] = value;
   }
-  const token = values.token ?? nonEmpty(process.env.TANDEM_TOKEN);
-  const apiKey = values['api-key'] ?? nonEmpty(process.env.TANDEM_API_KEY);
+  const { token, apiKey } = clientCredentialsFrom(values, warn);
   const auth = {
     ...(token === undefined ? {} : { bearerToken: token }),
     ...(apiKey === undefined ? {} : { apiKey: { value: apiKey } }),

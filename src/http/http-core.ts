@@ -22,7 +22,11 @@
  * known path is a CORS preflight (204).
  */
 
-import { AuthenticationError, authenticateCall } from '../bindings/server/authentication.js';
+import {
+  AuthenticationError,
+  identifyCaller,
+  type IdentityCheck,
+} from '../bindings/server/authentication.js';
 import type { CallReport } from '../bindings/server/call-report.js';
 import type {
   BindingContext,
@@ -31,7 +35,9 @@ import type {
   ServerBinding,
 } from '../bindings/server/server-binding.js';
 import { jsonMediaTypeFor } from '../bindings/server/http-media.js';
+import { limitRefusal } from '../bindings/server/server-call.js';
 import type { HttpRequest, HttpResponse } from '../protocol/http-exchange.js';
+import { LimitExceededError } from '../runtime/call-limit-options.js';
 import type { AgentInterface } from '../protocol/generated/types.js';
 import { AgentCardCache, notModified } from './agent-card-route.js';
 import { createCorsPolicy, type CorsPolicy } from './cors.js';
@@ -134,6 +140,11 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
   const requestLog = new RequestLog(logger);
   const cacheControl = `public, max-age=${cardMaxAgeSeconds}`;
   const router = new Router<Target>();
+  const identity: IdentityCheck = {
+    authenticate,
+    failures: resolved.failedAuthentications,
+    logger,
+  };
 
   const agents: AgentEntry[] = resolved.agents.map((mount) => {
     // The bindings are created before the card that lists them, and read it only per request.
@@ -260,12 +271,16 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
     request: HttpRequest,
   ): Promise<Routed> {
     const { binding, route } = target;
-    const verdict = await authenticateCall(authenticate, {
-      binding: binding.protocolBinding,
-      headers: request,
-      query: request.query,
-      peer: request.peer,
-    });
+    const verdict = await identifyCaller(
+      identity,
+      {
+        binding: binding.protocolBinding,
+        headers: request,
+        query: request.query,
+        peer: request.peer,
+      },
+      request.path,
+    );
     if (verdict instanceof AuthenticationError) {
       const headers: Record<string, string> = {};
       if (verdict.challenges.length > 0) {
@@ -277,19 +292,10 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
         message: verdict.message,
         headers,
       };
-      // The reason is the refusal's own message, which never holds a credential.
-      logger.warn(
-        {
-          binding: binding.protocolBinding,
-          path: request.path,
-          status: verdict.status,
-          reason: verdict.message,
-          credentialsPresented: verdict.credentialsPresented,
-          peer: request.peer.address,
-        },
-        'refused a call that did not authenticate',
-      );
       return { response: binding.refuse(refusal, request) };
+    }
+    if (verdict instanceof LimitExceededError) {
+      return { response: binding.refuse(limitRefusal(verdict), request) };
     }
     return route.handle({ http: request, params, principal: verdict });
   }

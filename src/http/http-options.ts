@@ -11,6 +11,11 @@ import {
   type Authenticator,
   type ServerAuthentication,
 } from '../bindings/server/authentication.js';
+import {
+  resolveFailedAuthentications,
+  type FailedAuthenticationLimiter,
+  type FailedAuthenticationsOption,
+} from '../bindings/server/failed-authentication-limiter.js';
 import type { ServerBindingFactory } from '../bindings/server/server-binding.js';
 import type { ServerCompat } from '../bindings/server/server-compat.js';
 import type { AgentCard, AgentCardSignature, AgentInterface } from '../protocol/generated/types.js';
@@ -82,6 +87,14 @@ export interface A2AHandlerOptions {
    */
   readonly authenticate?: Authenticator | ServerAuthentication | undefined;
   /**
+   * Brute-force protection: a peer address that failed to authenticate (401) more than
+   * `maxFailures` times (default 10, regained over `windowSeconds`, default 300) is answered
+   * HTTP 429 with `Retry-After`, in the binding's error form, without its credentials being
+   * checked. A `FailedAuthenticationLimiter` shares the count with another server (the gRPC one);
+   * `false` turns it off. Only with `authenticate`.
+   */
+  readonly failedAuthentications?: FailedAuthenticationsOption | undefined;
+  /**
    * Signs every agent card this handler serves (spec 8.4), once per card version; e.g.
    * `createCardSigner` of `tandem/server`. The signature is appended to the card's `signatures`.
    */
@@ -113,6 +126,8 @@ export interface A2AHandlerOptions {
 export interface ResolvedHttpOptions {
   readonly agents: readonly ResolvedAgentMount[];
   readonly authenticate: Authenticator;
+  /** Failed authentications per address; `undefined` for no limit. */
+  readonly failedAuthentications: FailedAuthenticationLimiter | undefined;
   /** What the cards declare about authentication; `undefined` when the server enforces none. */
   readonly authentication: ServerAuthentication | undefined;
   readonly preferredBinding: string | undefined;
@@ -239,6 +254,10 @@ export function resolveHttpOptions(options: A2AHandlerOptions): ResolvedHttpOpti
         ? options.authenticate
         : (options.authenticate?.authenticate ?? anonymousAuthenticator),
     authentication: typeof options.authenticate === 'object' ? options.authenticate : undefined,
+    failedAuthentications: resolveFailedAuthentications(
+      options.failedAuthentications,
+      options.authenticate !== undefined,
+    ),
     preferredBinding: options.preferredBinding,
     cardSigner: options.cardSigner,
     publicUrl: resolvePublicUrl(options.publicUrl),

@@ -5,15 +5,10 @@
  *   anonymous callers, who all share one principal;
  * - concurrent streams per principal (or address);
  * - parts per message.
- * A rate or concurrency limit answers {@link LimitExceededError} — a local error each binding
- * answers in its own form (HTTP 429 with `Retry-After`, gRPC `RESOURCE_EXHAUSTED`) — and a
+ * A rate or concurrency limit answers {@link LimitExceededError} (`call-limit-options.ts`), and a
  * message over the part limit an `InvalidParamsError` naming `message.parts`. Either way nothing
  * is stored: the check comes before the operation. Hits are logged without credentials or
- * contents.
- *
- * Buckets are token buckets refilled continuously; at most {@link MAX_TRACKED_CALLERS} callers
- * are tracked (the least recently seen forgotten first, which only gives them a full bucket
- * again), so memory stays bounded whatever the number of callers.
+ * contents. Rates are counted by the shared limiter, `TokenBuckets`.
  */
 
 import { InvalidParamsError } from '../protocol/errors.js';
@@ -33,99 +28,22 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '../protocol/generated/types.js';
-import { ConfigurationError, LocalError } from '../protocol/local-errors.js';
+import { ConfigurationError } from '../protocol/local-errors.js';
 import type { CallContext } from './call-context.js';
-import { DEFAULT_TASK_CONTENT_LIMITS, type TaskContentLimits } from './task-content-limits.js';
+import {
+  DEFAULT_CALL_LIMITS,
+  LimitExceededError,
+  type CallLimitsOptions,
+} from './call-limit-options.js';
+import type { TaskContentLimits } from './task-content-limits.js';
 import type { Logger } from './logger.js';
 import type { A2ARequestHandler, EventStream } from './request-handler.js';
+import { TokenBuckets } from './token-buckets.js';
 
-/**
- * The limits: the rates and streams per caller (principal, or address when anonymous), the parts
- * per message, and what one task may hold (`TaskContentLimits`, enforced by the runtime).
- */
-export interface CallLimitsOptions extends TaskContentLimits {
-  /** Operations per minute. Default 1,200 (20/s sustained, bursts of 1,200). */
-  readonly requestsPerMinute?: number;
-  /** New tasks (messages that do not continue a task) per minute. Default 300. */
-  readonly tasksPerMinute?: number;
-  /** Streams open at once. Default 64. */
-  readonly concurrentStreams?: number;
-  /** Parts in one message. Default 256. */
-  readonly partsPerMessage?: number;
-}
-
-/** The defaults: generous for honest clients, a ceiling for runaway ones. */
-export const DEFAULT_CALL_LIMITS: Required<CallLimitsOptions> = Object.freeze({
-  requestsPerMinute: 1_200,
-  tasksPerMinute: 300,
-  concurrentStreams: 64,
-  partsPerMessage: 256,
-  ...DEFAULT_TASK_CONTENT_LIMITS,
-});
+export type { CallLimitsOptions };
 
 /** The limits this layer enforces (the task content limits are the runtime's). */
 type CallerLimits = Required<Omit<CallLimitsOptions, keyof TaskContentLimits>>;
-
-/** Callers whose buckets are kept at once; the least recently seen are forgotten first. */
-export const MAX_TRACKED_CALLERS = 100_000;
-
-/** A call refused by a limit. */
-export class LimitExceededError extends LocalError {
-  /**
-   * @param limit the option that refused it (`requestsPerMinute`...).
-   * @param retryAfterSeconds when the caller may try again (rate limits).
-   */
-  constructor(
-    message: string,
-    readonly limit: keyof CallLimitsOptions,
-    readonly retryAfterSeconds: number | undefined,
-  ) {
-    super(message);
-  }
-}
-
-interface Bucket {
-  tokens: number;
-  updated: number;
-}
-
-/** Token buckets by caller key, bounded in number. */
-class Buckets {
-  readonly #perMinute: number;
-  readonly #buckets = new Map<string, Bucket>();
-  readonly #now: () => number;
-
-  constructor(perMinute: number, now: () => number) {
-    this.#perMinute = perMinute;
-    this.#now = now;
-  }
-
-  /** Takes a token; returns the seconds to wait when there is none. */
-  take(key: string): number | undefined {
-    const now = this.#now();
-    const rate = this.#perMinute / 60_000;
-    let bucket = this.#buckets.get(key);
-    if (bucket === undefined) {
-      if (this.#buckets.size >= MAX_TRACKED_CALLERS) {
-        const oldest = this.#buckets.keys().next();
-        if (oldest.done !== true) this.#buckets.delete(oldest.value);
-      }
-      bucket = { tokens: this.#perMinute, updated: now };
-    } else {
-      // Re-inserted below: the map's order is the order callers were last seen.
-      this.#buckets.delete(key);
-      bucket.tokens = Math.min(this.#perMinute, bucket.tokens + (now - bucket.updated) * rate);
-      bucket.updated = now;
-    }
-    if (bucket.tokens < 1) {
-      this.#buckets.set(key, bucket);
-      return Math.max(1, Math.ceil((1 - bucket.tokens) / rate / 1000));
-    }
-    bucket.tokens -= 1;
-    this.#buckets.set(key, bucket);
-    return undefined;
-  }
-}
 
 function positive(name: keyof CallLimitsOptions, value: number): number {
   if (!Number.isInteger(value) || value < 1) {
@@ -178,16 +96,16 @@ class LimitedRequestHandler implements A2ARequestHandler {
   readonly #inner: A2ARequestHandler;
   readonly #limits: CallerLimits;
   readonly #logger: Logger;
-  readonly #requests: Buckets;
-  readonly #tasks: Buckets;
+  readonly #requests: TokenBuckets;
+  readonly #tasks: TokenBuckets;
   readonly #streams = new Map<string, number>();
 
   constructor(inner: A2ARequestHandler, limits: CallerLimits, logger: Logger, now: () => number) {
     this.#inner = inner;
     this.#limits = limits;
     this.#logger = logger;
-    this.#requests = new Buckets(limits.requestsPerMinute, now);
-    this.#tasks = new Buckets(limits.tasksPerMinute, now);
+    this.#requests = new TokenBuckets(limits.requestsPerMinute, now);
+    this.#tasks = new TokenBuckets(limits.tasksPerMinute, now);
   }
 
   get card(): A2ARequestHandler['card'] {

@@ -122,7 +122,10 @@ describe.concurrent('connection and protocol errors', () => {
       const args = ['--token', 's3cret', '--header', 'X-Trace: abc 123'];
       const { code, stderr } = await runCli(['get', fake.url, 'task-1', ...args]);
       expect(code).toBe(3);
-      expect(lines(stderr)).toHaveLength(1);
+      // The warning that --token is visible in ps, then the failure.
+      expect(lines(stderr)).toHaveLength(2);
+      expect(lines(stderr)[0]).toMatch(/^tandem get: warning: --token on the command line/);
+      expect(stderr).not.toContain('s3cret');
       const call = fake.requests.at(-1);
       expect(call?.authorization).toBe('Bearer s3cret');
       expect(call?.['x-trace']).toBe('abc 123');

@@ -82,6 +82,77 @@ describe('tandem serve --auth bearer --token-file', () => {
   });
 });
 
+describe('tandem serve: failed authentications', () => {
+  it('holds off an address after --max-auth-failures, on HTTP and gRPC together', async () => {
+    const file = join(dir, 'held-tokens.txt');
+    writeFileSync(file, `alice ${T1}\n`);
+    const { url } = await serve([
+      ...['--auth', 'bearer', '--token-file', file, '--max-auth-failures', '2'],
+      ...['--auth-failure-window', '10m', '--grpc-port', '0', '--log-level', 'silent'],
+    ]);
+    expect((await runCli(['tasks', url, '--binding', 'grpc', '--token', T2])).code).toBe(3);
+    expect((await runCli(['tasks', url, '--binding', 'jsonrpc', '--token', T2])).code).toBe(3);
+    // Two failures: the right token is not even checked now, on any binding.
+    for (const binding of BINDINGS) {
+      const held = await runCli(['tasks', url, '--binding', binding, '--token', T1]);
+      expect([binding, held.code]).toEqual([binding, 3]);
+      expect(held.stderr).toMatch(
+        /Too many failed authentications from this address: at most 2 per 600 s; retry in \d+ s/,
+      );
+      expect(held.stderr).not.toContain(T1);
+    }
+  }, 60_000);
+
+  it('refuses values that are no limit, and the flags without --auth', async () => {
+    const cases: [string[], RegExp][] = [
+      [
+        ['--auth', 'bearer', '--max-auth-failures', '0'],
+        /--max-auth-failures must be a whole number of at least 1, got "0"/,
+      ],
+      [['--auth', 'bearer', '--auth-failure-window', 'soon'], /--auth-failure-window must be a duration/],
+      [['--auth', 'bearer', '--auth-failure-window', '500ms'], /--auth-failure-window must be at least 1s/],
+      [
+        ['--auth', 'bearer', '--max-auth-failures', 'off', '--auth-failure-window', '1m'],
+        /--auth-failure-window has no effect with --max-auth-failures off/,
+      ],
+      [['--max-auth-failures', '3'], /--max-auth-failures and --auth-failure-window need --auth/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runCli(['serve', '--port', '0', '--store', 'memory', ...args], {
+        env: { TANDEM_AUTH_TOKENS: T1 },
+      });
+      expect([args, result.code]).toEqual([args, 2]);
+      expect(result.stderr).toMatch(message);
+    }
+  });
+});
+
+describe('client credentials', () => {
+  it('reads --token-file, and warns about --token on the command line without repeating it', async () => {
+    const file = join(dir, 'client-tokens.txt');
+    writeFileSync(file, `alice ${T1}\n`);
+    const { url } = await serve(['--auth', 'bearer', '--token-file', file, '--log-level', 'silent']);
+    const tokenFile = join(dir, 'my-token');
+    writeFileSync(tokenFile, `\n${T1}\n`);
+    const fromFile = await runCli(['tasks', url, '--token-file', tokenFile]);
+    expect([fromFile.code, fromFile.stderr]).toEqual([0, '']);
+    const fromEnv = await runCli(['tasks', url], { env: { TANDEM_TOKEN: T1 } });
+    expect([fromEnv.code, fromEnv.stderr]).toEqual([0, '']);
+    const fromFlag = await runCli(['tasks', url, '--token', T1]);
+    expect(fromFlag.code).toBe(0);
+    expect(fromFlag.stderr).toMatch(
+      /^tandem tasks: warning: --token on the command line is visible to every user of this machine \(ps\).*TANDEM_TOKEN or --token-file <path> instead\n$/,
+    );
+    expect(fromFlag.stderr).not.toContain(T1);
+    const both = await runCli(['tasks', url, '--token', T1, '--token-file', tokenFile]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/Give --token or --token-file, not both/);
+    const missing = await runCli(['tasks', url, '--api-key-file', join(dir, 'nope')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--api-key-file .*nope cannot be read \(ENOENT\)/);
+  });
+});
+
 describe('tandem serve --auth api-key', () => {
   it('takes the key in the query parameter the card names, where tandem --api-key sends it', async () => {
     const file = join(dir, 'keys.txt');

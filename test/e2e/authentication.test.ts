@@ -11,13 +11,16 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskNotFoundError } from '../../src/index.js';
 import {
+  AuthenticationError,
   CredentialList,
+  FailedAuthenticationLimiter,
   anyOf,
   apiKeyAuthentication,
   bearerAuthentication,
   defineAgent,
   jwtAuthentication,
   type AgentDefinition,
+  type A2ANodeServerOptions,
   type ApiKeyLocation,
   type ServerAuthentication,
 } from '../../src/server.js';
@@ -25,7 +28,13 @@ import { refusal, rejection } from '../support/a2a-errors.js';
 import { testCard } from '../support/agents.js';
 import { useBehaviourEnv, type BehaviourEnv } from '../support/behaviour-env.js';
 import type { A2ADriver } from '../support/drivers/a2a-driver.js';
-import { createDriver, fetchCard, isHttpBinding as isHttp } from '../support/drivers/bindings.js';
+import {
+  BINDINGS,
+  connectDriver,
+  createDriver,
+  fetchCard,
+  isHttpBinding as isHttp,
+} from '../support/drivers/bindings.js';
 import type { CallRefusedError, DriverConnection } from '../support/drivers/connection.js';
 import {
   startIdentityProvider,
@@ -62,6 +71,9 @@ const tokens = (): CredentialList =>
 const keys = (): CredentialList =>
   new CredentialList({ kind: 'inline', text: `svc ${KEY}`, label: 'test keys' });
 
+/** The `binding` the server logs for each driver's binding. */
+const LOGGED_BINDING = { jsonrpc: 'JSONRPC', rest: 'HTTP+JSON', grpc: 'GRPC' } as const;
+
 const bearer = (token: string): DriverConnection => ({
   headers: { authorization: `Bearer ${token}` },
 });
@@ -72,11 +84,22 @@ describeMatrix(
     const env: BehaviourEnv = useBehaviourEnv({ binding, store });
     const logger = recordingLogger();
 
-    /** Serves the agent behind `authentication`; `as` makes a driver with credentials. */
-    async function serve(authentication: ServerAuthentication) {
+    /**
+     * Serves the agent behind `authentication`; `as` makes a driver with credentials. These tests
+     * fail to authenticate on purpose, many times from one address: the limit on failed
+     * authentications is off unless `options` set it (it has tests of its own).
+     */
+    async function serve(
+      authentication: ServerAuthentication,
+      options: Pick<A2ANodeServerOptions, 'failedAuthentications'> & { grpc?: boolean } = {
+        failedAuthentications: false,
+      },
+    ) {
+      const { grpc = false, ...http } = options;
       const server = await env.serve(whoAmI, {
         logger,
-        http: { authenticate: authentication },
+        grpc,
+        http: { authenticate: authentication, ...http },
       });
       return {
         server,
@@ -167,18 +190,21 @@ describeMatrix(
         expect(preflight.status).toBe(204);
       });
 
-      // gRPC refusals are logged by the gRPC server's own call line, with other fields.
-      it.skipIf(!isHttp(binding))('logs refusals without the credential', async () => {
+      it('logs refusals without the credential, with the same fields on every binding', async () => {
         const secret = 'leaked-token-0123456789abcdef';
         await refusal(as(bearer(secret)).listTasks(), 'UNAUTHENTICATED');
         const entry = await logger.next(
           (e) => e.message === 'refused a call that did not authenticate',
         );
         expect(entry.level).toBe('warn');
-        // The gRPC server logs its refusals in its own call line (no HTTP status).
-        if (isHttp(binding)) {
-          expect(entry.context).toMatchObject({ status: 401, peer: '127.0.0.1' });
-        }
+        expect(entry.context).toMatchObject({
+          binding: LOGGED_BINDING[binding],
+          path: expect.any(String) as unknown,
+          status: 401,
+          reason: expect.any(String) as unknown,
+          credentialsPresented: expect.any(Boolean) as unknown,
+          peer: '127.0.0.1',
+        });
         expect(
           logger.entries.some(
             (e) =>
@@ -485,6 +511,99 @@ describeMatrix(
           { schemes: { apiKey: { list: [] } } },
           { schemes: { jwt: { list: [] } } },
         ]);
+      });
+    });
+
+    describe('failed authentications', () => {
+      const WRONG = 'wrong-token-0123456789abcdef';
+
+      it('holds off an address that failed too often, without checking its credentials', async () => {
+        let now = 1_000_000;
+        const limiter = new FailedAuthenticationLimiter({
+          maxFailures: 3,
+          windowSeconds: 60,
+          now: () => now,
+        });
+        const { as } = await serve(bearerAuthentication(tokens()), {
+          failedAuthentications: limiter,
+        });
+        // Successful calls cost nothing, before and between failures.
+        expect(await principalOf(as(bearer(ALICE_TOKEN)))).toBe('alice');
+        await refusal(as(bearer(WRONG)).listTasks(), 'UNAUTHENTICATED');
+        await refusal(as({}).getTask({ id: 'x' }), 'UNAUTHENTICATED');
+        expect(await principalOf(as(bearer(ALICE_TOKEN)))).toBe('alice');
+        await refusal(as(bearer(WRONG)).listTasks(), 'UNAUTHENTICATED');
+        // Three failures: even the right token is refused now, on every operation.
+        const held = await refusal(as(bearer(ALICE_TOKEN)).listTasks(), 'RESOURCE_EXHAUSTED');
+        expect(held.message).toBe(
+          'Too many failed authentications from this address: at most 3 per 60 s; retry in 20 s',
+        );
+        expect(held.transport.retryAfter).toBe('20');
+        if (isHttp(binding)) expect(held.transport.httpStatus).toBe(429);
+        await refusal(
+          as(bearer(ALICE_TOKEN)).sendStreamingMessage(send('task')),
+          'RESOURCE_EXHAUSTED',
+        );
+        await refusal(as(bearer(WRONG)).getExtendedAgentCard(), 'RESOURCE_EXHAUSTED');
+        // After the cool-down the address has one failure again: a good token works, and one more
+        // wrong one holds it off again.
+        now += 20_000;
+        expect(await principalOf(as(bearer(ALICE_TOKEN)))).toBe('alice');
+        await refusal(as(bearer(WRONG)).listTasks(), 'UNAUTHENTICATED');
+        await refusal(as(bearer(ALICE_TOKEN)).listTasks(), 'RESOURCE_EXHAUSTED');
+
+        const entry = await logger.next((e) => e.message === 'a call was refused by a limit');
+        expect(entry.level).toBe('warn');
+        expect(entry.context).toMatchObject({
+          binding: LOGGED_BINDING[binding],
+          path: expect.any(String) as unknown,
+          limit: 'failedAuthentications',
+          caller: 'address:127.0.0.1',
+          retryAfterSeconds: 20,
+        });
+        expect(JSON.stringify(logger.entries)).not.toContain(WRONG);
+        expect(JSON.stringify(logger.entries)).not.toContain(ALICE_TOKEN);
+      });
+
+      it('counts missing and wrong credentials, not a caller refused for what it lacks (403)', async () => {
+        const limiter = new FailedAuthenticationLimiter({ maxFailures: 1 });
+        const staffOnly: ServerAuthentication = {
+          authenticate: ({ headers }) =>
+            headers.get('x-role') === 'staff'
+              ? { id: 'staff', anonymous: false }
+              : new AuthenticationError('Staff only', { status: 403 }),
+          securitySchemes: {},
+          securityRequirements: [],
+        };
+        const { as } = await serve(staffOnly, { failedAuthentications: limiter });
+        for (let i = 0; i < 3; i++) {
+          await refusal(as({ headers: { 'x-role': 'guest' } }).listTasks(), 'PERMISSION_DENIED');
+        }
+        expect(await principalOf(as({ headers: { 'x-role': 'staff' } }))).toBe('staff');
+      });
+
+      it('counts the failures of every binding together when the servers share a limiter', async () => {
+        const limiter = new FailedAuthenticationLimiter({ maxFailures: 3, now: () => 0 });
+        const { as, server } = await serve(bearerAuthentication(tokens()), {
+          failedAuthentications: limiter,
+          grpc: true,
+        });
+        for (const door of BINDINGS) {
+          const driver = await connectDriver(door, server.url, bearer(WRONG));
+          await refusal(driver.listTasks(), 'UNAUTHENTICATED');
+        }
+        await refusal(as(bearer(ALICE_TOKEN)).listTasks(), 'RESOURCE_EXHAUSTED');
+      });
+
+      it('is on by default: ten failures, regained over five minutes', async () => {
+        const { as } = await serve(bearerAuthentication(tokens()), {});
+        for (let i = 0; i < 10; i++) {
+          await refusal(as(bearer(WRONG)).listTasks(), 'UNAUTHENTICATED');
+        }
+        const held = await refusal(as(bearer(ALICE_TOKEN)).listTasks(), 'RESOURCE_EXHAUSTED');
+        expect(held.message).toMatch(
+          /^Too many failed authentications from this address: at most 10 per 300 s; retry in (29|30) s$/,
+        );
       });
     });
 

@@ -48,7 +48,7 @@ export interface ServeOptions {
   readonly http?: Partial<Omit<A2ANodeServerOptions, 'agents'>>;
   /**
    * Serve gRPC too, on a port of its own (always when the block's binding is gRPC), with the
-   * node adapter's `authenticate`.
+   * node adapter's `authenticate` and `failedAuthentications`.
    */
   readonly grpc?: boolean;
   /** Push notifications of every request handler (over the same runtime). */
@@ -120,6 +120,9 @@ export async function startInProcessServer(
           ...(options.http?.authenticate === undefined
             ? {}
             : { authenticate: options.http.authenticate }),
+          ...(options.http?.failedAuthentications === undefined
+            ? {}
+            : { failedAuthentications: options.http.failedAuthentications }),
           ...(options.http?.tls === undefined ? {} : { tls: options.http.tls }),
         })
       : undefined;

@@ -2,9 +2,10 @@
  * The gRPC binding, server half (spec 10): the implementation of `lf.a2a.v1.A2AService` that
  * grpc-js calls for every method. It only decodes and frames; the call itself is the shared
  * pipeline (`server/server-call.ts`) over the same request handler as JSON-RPC and HTTP+JSON:
- * 1. the identity hook (`authenticate`) on the metadata, the peer address and the verified TLS
- *    client certificate — a refusal is `UNAUTHENTICATED` (or `PERMISSION_DENIED`), with the
- *    challenges in `www-authenticate` metadata;
+ * 1. the identity hook (`identifyCaller`, as over HTTP) on the metadata, the peer address and the
+ *    verified TLS client certificate — a refusal is `UNAUTHENTICATED` (or `PERMISSION_DENIED`),
+ *    with the challenges in `www-authenticate` metadata; an address that failed too often is
+ *    `RESOURCE_EXHAUSTED` with `retry-after` metadata;
  * 2. `a2a-version` metadata (spec 10.2), with the rule of every binding (`negotiateVersion`);
  * 3. the request message decoded to ProtoJSON (`grpc-codec.ts`) and validated by `parseRequest`;
  * 4. the agent the request's `tenant` routes to (`GrpcAgentRouter`), the call opened with
@@ -24,9 +25,11 @@ import {
 } from '@grpc/grpc-js';
 import {
   AuthenticationError,
-  authenticateCall,
+  identifyCaller,
   type Authenticator,
+  type IdentityCheck,
 } from '../server/authentication.js';
+import type { FailedAuthenticationLimiter } from '../server/failed-authentication-limiter.js';
 import type { CallReport } from '../server/call-report.js';
 import { taskIdOf } from '../server/call-report.js';
 import {
@@ -45,7 +48,7 @@ import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
 import type { AgentInterface } from '../../protocol/generated/types.js';
 import type { OperationName, OperationRequest } from '../../protocol/operations.js';
 import { GRPC_BINDING } from '../../protocol/protocol-bindings.js';
-import type { Principal } from '../../runtime/call-context.js';
+import { LimitExceededError } from '../../runtime/call-limit-options.js';
 import { silentLogger, type Logger } from '../../runtime/logger.js';
 import type { A2ARequestHandler } from '../../runtime/request-handler.js';
 import { GrpcCallSource, MetadataReader } from './grpc-call-source.js';
@@ -74,6 +77,8 @@ export type GrpcAgentRouter = (tenant: string, authority: string) => RoutedAgent
 export interface GrpcServiceContext {
   readonly route: GrpcAgentRouter;
   readonly authenticate: Authenticator;
+  /** Failed authentications per address; `undefined` for no limit. */
+  readonly failures?: FailedAuthenticationLimiter | undefined;
   readonly logger: Logger;
 }
 
@@ -91,7 +96,7 @@ interface PreparedCall<N extends OperationName> {
   readonly request: OperationRequest<N>;
 }
 
-/** Why a call ended before its operation ran (an authentication refusal). */
+/** Why a call ended before its operation ran (an authentication refusal, a held-off address). */
 class Refused {
   constructor(readonly status: ServerStatus) {}
 }
@@ -116,11 +121,17 @@ function extensionsMetadata(activated: readonly string[]): Metadata | undefined 
 /** The implementation of `lf.a2a.v1.A2AService` for grpc-js, by method. */
 export class GrpcA2AService {
   readonly #context: GrpcServiceContext;
+  readonly #identity: IdentityCheck;
   /** Whether a call's log line is wanted, checked before anything is gathered for it. */
   readonly #logging: () => boolean;
 
   constructor(context: GrpcServiceContext) {
     this.#context = context;
+    this.#identity = {
+      authenticate: context.authenticate,
+      failures: context.failures,
+      logger: context.logger,
+    };
     const logger = context.logger as Logger & { isLevelEnabled?: (level: string) => boolean };
     const isLevelEnabled = logger.isLevelEnabled?.bind(logger);
     this.#logging =
@@ -160,16 +171,14 @@ export class GrpcA2AService {
   ): Promise<PreparedCall<N> | Refused> {
     const source = new GrpcCallSource(call);
     const headers = new MetadataReader(call.metadata);
-    const verdict: Principal | AuthenticationError = await authenticateCall(
-      this.#context.authenticate,
+    const verdict = await identifyCaller(
+      this.#identity,
       { binding: GRPC_BINDING, headers, query: '', peer: source.peer },
+      method.path,
     );
-    if (verdict instanceof AuthenticationError) {
-      this.#context.logger.warn(
-        { binding: GRPC_BINDING, path: method.path, status: verdict.status },
-        'refused a call that did not authenticate',
-      );
-      return new Refused(authenticationStatus(verdict));
+    if (verdict instanceof AuthenticationError) return new Refused(authenticationStatus(verdict));
+    if (verdict instanceof LimitExceededError) {
+      return new Refused(this.statusOf(verdict, method.operation));
     }
     const version = negotiateVersion(headers.get('a2a-version'));
     const request = parseRequest(method.operation as N, method.request.decode(call.request));

@@ -40,6 +40,10 @@ import {
   type Authenticator,
   type ServerAuthentication,
 } from '../server/authentication.js';
+import {
+  resolveFailedAuthentications,
+  type FailedAuthenticationsOption,
+} from '../server/failed-authentication-limiter.js';
 import { GrpcA2AService, type RoutedAgent } from './grpc-a2a-service.js';
 import { GRPC_METHODS } from './grpc-codec.js';
 import { addIntrospection } from './grpc-introspection.js';
@@ -75,6 +79,13 @@ export interface A2AGrpcServerOptions {
   readonly agents: readonly GrpcAgentMount[];
   /** The identity hook, as for HTTP (`A2AHandlerOptions.authenticate`). */
   readonly authenticate?: Authenticator | ServerAuthentication | undefined;
+  /**
+   * Brute-force protection, as for HTTP (`A2AHandlerOptions.failedAuthentications`): an address
+   * that failed to authenticate too often is answered `RESOURCE_EXHAUSTED` with `retry-after`
+   * metadata. Pass the HTTP server's `FailedAuthenticationLimiter` to count failures on both
+   * together; `false` turns it off. Default: a limiter of its own with the default settings.
+   */
+  readonly failedAuthentications?: FailedAuthenticationsOption | undefined;
   /** Serve TLS instead of plaintext. */
   readonly tls?: GrpcTlsOptions | undefined;
   /** Largest accepted request message, in bytes. Default 4 MiB, as for HTTP bodies. */
@@ -243,6 +254,10 @@ export function createGrpcServer(options: A2AGrpcServerOptions): A2AGrpcServer {
 
   const service = new GrpcA2AService({
     authenticate,
+    failures: resolveFailedAuthentications(
+      options.failedAuthentications,
+      options.authenticate !== undefined,
+    ),
     logger,
     route(tenant, authority) {
       const only = entries.length === 1 ? entries[0] : undefined;

@@ -9,12 +9,19 @@
  * (spec 7), so it is not one of the A2A wire errors; each binding answers it in its own form
  * (HTTP 401 or 403 with `WWW-Authenticate` and the binding's error body, gRPC `UNAUTHENTICATED` or
  * `PERMISSION_DENIED`).
+ *
+ * Both servers run it through {@link identifyCaller}, which also holds off an address that failed
+ * too often (`failed-authentication-limiter.ts`) and logs every refusal with the same fields,
+ * whatever the binding.
  */
 
 import type { SecurityRequirement, SecurityScheme } from '../../protocol/generated/types.js';
 import type { HeaderReader, PeerIdentity } from '../../protocol/http-exchange.js';
 import { LocalError } from '../../protocol/local-errors.js';
 import { ANONYMOUS, type Principal } from '../../runtime/call-context.js';
+import type { LimitExceededError } from '../../runtime/call-limit-options.js';
+import type { Logger } from '../../runtime/logger.js';
+import type { FailedAuthenticationLimiter } from './failed-authentication-limiter.js';
 
 /** What an authenticator sees of a call. */
 export interface AuthenticationRequest {
@@ -95,4 +102,62 @@ export async function authenticateCall(
     if (error instanceof AuthenticationError) return error;
     throw error;
   }
+}
+
+/** What a server runs the identity hook with. */
+export interface IdentityCheck {
+  readonly authenticate: Authenticator;
+  /** Failed authentications per address; `undefined` for no limit. */
+  readonly failures: FailedAuthenticationLimiter | undefined;
+  readonly logger: Logger;
+}
+
+/**
+ * Who is calling, or why the call is refused: an {@link AuthenticationError}, or a
+ * `LimitExceededError` when its address failed to authenticate too often (then its credentials
+ * are not even checked). Every refusal is logged here, at `warn`, with the same fields on every
+ * binding: the binding, the path (the gRPC method's path over gRPC), the peer address, and the
+ * refusal's status and reason or the limit — never a credential. Never rejects with anything but a
+ * server fault.
+ *
+ * @param path what the call was for, for the log.
+ */
+export async function identifyCaller(
+  check: IdentityCheck,
+  request: AuthenticationRequest,
+  path: string,
+): Promise<Principal | AuthenticationError | LimitExceededError> {
+  // The peer is read only when needed: an HTTP request makes it on first access.
+  const failures = check.failures;
+  const held = failures?.check(request.peer.address);
+  if (held !== undefined) {
+    check.logger.warn(
+      {
+        binding: request.binding,
+        path,
+        limit: held.limit,
+        caller: `address:${request.peer.address ?? 'unknown'}`,
+        retryAfterSeconds: held.retryAfterSeconds,
+      },
+      'a call was refused by a limit',
+    );
+    return held;
+  }
+  const verdict = await authenticateCall(check.authenticate, request);
+  if (!(verdict instanceof AuthenticationError)) return verdict;
+  const address = request.peer.address;
+  if (verdict.status === 401) failures?.recordFailure(address);
+  // The reason is the refusal's own message, which never holds a credential.
+  check.logger.warn(
+    {
+      binding: request.binding,
+      path,
+      status: verdict.status,
+      reason: verdict.message,
+      credentialsPresented: verdict.credentialsPresented,
+      peer: address,
+    },
+    'refused a call that did not authenticate',
+  );
+  return verdict;
 }

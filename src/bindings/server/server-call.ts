@@ -26,7 +26,7 @@ import {
 } from '../../protocol/operations.js';
 import { parseMessage } from '../../protocol/validation.js';
 import type { CallContext, Principal } from '../../runtime/call-context.js';
-import { LimitExceededError } from '../../runtime/call-limits.js';
+import { LimitExceededError } from '../../runtime/call-limit-options.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { A2ARequestHandler, EventStream } from '../../runtime/request-handler.js';
 import type { HttpRefusal } from './server-binding.js';
@@ -219,7 +219,11 @@ export function openStream<N extends StreamingOperation>(
  * Each binding answers it in its own form; `undefined` for anything else.
  */
 export function refusalOf(error: unknown): HttpRefusal | undefined {
-  if (!(error instanceof LimitExceededError)) return undefined;
+  return error instanceof LimitExceededError ? limitRefusal(error) : undefined;
+}
+
+/** The refusal of a call a limit refused: HTTP 429 with `Retry-After`, `RESOURCE_EXHAUSTED`. */
+export function limitRefusal(error: LimitExceededError): HttpRefusal {
   return {
     status: 429,
     code: 'RESOURCE_EXHAUSTED',

@@ -1,0 +1,54 @@
+/**
+ * The abuse limits of spec 13.4 as options, and how a call they refuse is reported: the contract
+ * between whoever configures limits and every binding that answers their refusals. Rate and
+ * concurrency hits are a {@link LimitExceededError} — a local error each binding answers in its
+ * own form (HTTP 429 with `Retry-After`, gRPC `RESOURCE_EXHAUSTED`).
+ */
+
+import { LocalError } from '../protocol/local-errors.js';
+import { DEFAULT_TASK_CONTENT_LIMITS, type TaskContentLimits } from './task-content-limits.js';
+
+/**
+ * The limits: the rates and streams per caller (principal, or address when anonymous), the parts
+ * per message, and what one task may hold (`TaskContentLimits`, enforced by the runtime).
+ */
+export interface CallLimitsOptions extends TaskContentLimits {
+  /** Operations per minute. Default 1,200 (20/s sustained, bursts of 1,200). */
+  readonly requestsPerMinute?: number;
+  /** New tasks (messages that do not continue a task) per minute. Default 300. */
+  readonly tasksPerMinute?: number;
+  /** Streams open at once. Default 64. */
+  readonly concurrentStreams?: number;
+  /** Parts in one message. Default 256. */
+  readonly partsPerMessage?: number;
+}
+
+/** The defaults: generous for honest clients, a ceiling for runaway ones. */
+export const DEFAULT_CALL_LIMITS: Required<CallLimitsOptions> = Object.freeze({
+  requestsPerMinute: 1_200,
+  tasksPerMinute: 300,
+  concurrentStreams: 64,
+  partsPerMessage: 256,
+  ...DEFAULT_TASK_CONTENT_LIMITS,
+});
+
+/**
+ * The name of a limit: an option of {@link CallLimitsOptions}, or `failedAuthentications`, the
+ * servers' limit on failed authentications per address (enforced before the call has a caller).
+ */
+export type LimitName = keyof CallLimitsOptions | 'failedAuthentications';
+
+/** A call refused by a limit. */
+export class LimitExceededError extends LocalError {
+  /**
+   * @param limit the limit that refused it (`requestsPerMinute`...).
+   * @param retryAfterSeconds when the caller may try again (rate limits).
+   */
+  constructor(
+    message: string,
+    readonly limit: LimitName,
+    readonly retryAfterSeconds: number | undefined,
+  ) {
+    super(message);
+  }
+}
