@@ -109,8 +109,14 @@ describe('tandem serve: failed authentications', () => {
         ['--auth', 'bearer', '--max-auth-failures', '0'],
         /--max-auth-failures must be a whole number of at least 1, got "0"/,
       ],
-      [['--auth', 'bearer', '--auth-failure-window', 'soon'], /--auth-failure-window must be a duration/],
-      [['--auth', 'bearer', '--auth-failure-window', '500ms'], /--auth-failure-window must be at least 1s/],
+      [
+        ['--auth', 'bearer', '--auth-failure-window', 'soon'],
+        /--auth-failure-window must be a duration/,
+      ],
+      [
+        ['--auth', 'bearer', '--auth-failure-window', '500ms'],
+        /--auth-failure-window must be at least 1s/,
+      ],
       [
         ['--auth', 'bearer', '--max-auth-failures', 'off', '--auth-failure-window', '1m'],
         /--auth-failure-window has no effect with --max-auth-failures off/,
@@ -131,7 +137,14 @@ describe('client credentials', () => {
   it('reads --token-file, and warns about --token on the command line without repeating it', async () => {
     const file = join(dir, 'client-tokens.txt');
     writeFileSync(file, `alice ${T1}\n`);
-    const { url } = await serve(['--auth', 'bearer', '--token-file', file, '--log-level', 'silent']);
+    const { url } = await serve([
+      '--auth',
+      'bearer',
+      '--token-file',
+      file,
+      '--log-level',
+      'silent',
+    ]);
     const tokenFile = join(dir, 'my-token');
     writeFileSync(tokenFile, `\n${T1}\n`);
     const fromFile = await runCli(['tasks', url, '--token-file', tokenFile]);
