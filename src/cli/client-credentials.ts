@@ -45,6 +45,17 @@ function readSecret(path: string, option: string): string {
   return secret;
 }
 
+/**
+ * The warning for a secret given as the value of `--flag`: who can read it, and where to pass it
+ * instead. It never holds the secret.
+ */
+export function secretOnCommandLine(flag: string, instead: string): string {
+  return (
+    `--${flag} on the command line is visible to every user of this machine (ps) and kept in ` +
+    `the shell history; pass it in ${instead} instead`
+  );
+}
+
 function one(
   values: CredentialValues,
   flag: 'token' | 'api-key',
@@ -58,10 +69,7 @@ function one(
   }
   if (file !== undefined) return readSecret(file, `--${flag}-file`);
   if (value !== undefined) {
-    warn(
-      `--${flag} on the command line is visible to every user of this machine (ps) and kept in ` +
-        `the shell history; pass it in ${variable} or --${flag}-file <path> instead`,
-    );
+    warn(secretOnCommandLine(flag, `${variable} or --${flag}-file <path>`));
     return value;
   }
   return nonEmpty(process.env[variable]);

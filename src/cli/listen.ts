@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createPushReceiver, toNodePushListener, type PushNotification } from '../client.js';
 import { UsageFailure } from './cli-values.js';
+import { secretOnCommandLine } from './client-credentials.js';
 import { ExitCode } from './exit-code.js';
 
 const HELP = `Usage: tandem listen [--port <n>] [--host <host>] [--token <token>] [--json]
@@ -75,8 +76,7 @@ export async function run(args: string[]): Promise<number> {
     }
     if (values.token !== undefined) {
       console.error(
-        'tandem listen: warning: --token on the command line is visible to every user of this ' +
-          'machine (ps) and kept in the shell history; pass it in TANDEM_LISTEN_TOKEN instead',
+        `tandem listen: warning: ${secretOnCommandLine('token', 'TANDEM_LISTEN_TOKEN')}`,
       );
     }
     const envToken = process.env.TANDEM_LISTEN_TOKEN;

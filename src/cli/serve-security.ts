@@ -250,10 +250,11 @@ function parseFailedAuthentications(
   values: Values,
   authenticated: boolean,
 ): FailedAuthenticationLimiter | false | undefined {
-  const max = text(values, 'max-auth-failures') ?? process.env.TANDEM_MAX_AUTH_FAILURES;
+  const flag = text(values, 'max-auth-failures');
+  const max = flag ?? process.env.TANDEM_MAX_AUTH_FAILURES;
   const window = text(values, 'auth-failure-window');
   if (!authenticated) {
-    if (text(values, 'max-auth-failures') !== undefined || window !== undefined) {
+    if (flag !== undefined || window !== undefined) {
       throw new UsageFailure(
         '--max-auth-failures and --auth-failure-window need --auth: without it nobody can fail',
       );

@@ -28,7 +28,6 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '../protocol/generated/types.js';
-import { ConfigurationError } from '../protocol/local-errors.js';
 import type { CallContext } from './call-context.js';
 import {
   DEFAULT_CALL_LIMITS,
@@ -39,6 +38,7 @@ import type { TaskContentLimits } from './task-content-limits.js';
 import type { Logger } from './logger.js';
 import type { A2ARequestHandler, EventStream } from './request-handler.js';
 import { TokenBuckets } from './token-buckets.js';
+import { wholeNumberOption } from './whole-number-option.js';
 
 export type { CallLimitsOptions };
 
@@ -46,12 +46,7 @@ export type { CallLimitsOptions };
 type CallerLimits = Required<Omit<CallLimitsOptions, keyof TaskContentLimits>>;
 
 function positive(name: keyof CallLimitsOptions, value: number): number {
-  if (!Number.isInteger(value) || value < 1) {
-    throw new ConfigurationError(
-      `limits.${name} must be a whole number of at least 1, got ${value}`,
-    );
-  }
-  return value;
+  return wholeNumberOption(`limits.${name}`, value);
 }
 
 /** The key a caller is limited by. */

@@ -16,10 +16,11 @@
  */
 
 import type { Artifact, Part, Task } from '../protocol/generated/types.js';
-import { ConfigurationError, LocalError } from '../protocol/local-errors.js';
+import { LocalError } from '../protocol/local-errors.js';
 import { isTerminalState } from '../protocol/task-state.js';
 import type { TaskChange } from './task-changes.js';
 import { targetStateOf } from './task-changes.js';
+import { wholeNumberOption } from './whole-number-option.js';
 
 /** What one task may hold. */
 export interface TaskContentLimits {
@@ -133,12 +134,7 @@ export function taskContentLimitsOf(options: TaskContentLimits): Required<TaskCo
   for (const name of ['artifactBytesPerTask', 'historyLength'] as const) {
     const value = options[name];
     if (value === undefined) continue;
-    if (!Number.isInteger(value) || value < 1) {
-      throw new ConfigurationError(
-        `limits.${name} must be a whole number of at least 1, got ${value}`,
-      );
-    }
-    limits[name] = value;
+    limits[name] = wholeNumberOption(`limits.${name}`, value);
   }
   return limits;
 }

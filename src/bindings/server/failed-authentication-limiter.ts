@@ -17,9 +17,9 @@
  * callers without one (an embedding that reports no peer) share one budget.
  */
 
-import { ConfigurationError } from '../../protocol/local-errors.js';
 import { LimitExceededError } from '../../runtime/call-limit-options.js';
 import { TokenBuckets } from '../../runtime/token-buckets.js';
+import { wholeNumberOption } from '../../runtime/whole-number-option.js';
 
 /** Options of {@link FailedAuthenticationLimiter}. */
 export interface FailedAuthenticationLimitOptions {
@@ -48,12 +48,7 @@ export type FailedAuthenticationsOption =
   FailedAuthenticationLimitOptions | FailedAuthenticationLimiter | false;
 
 function wholeNumber(name: keyof FailedAuthenticationLimitOptions, value: number): number {
-  if (!Number.isInteger(value) || value < 1) {
-    throw new ConfigurationError(
-      `failedAuthentications.${name} must be a whole number of at least 1, got ${value}`,
-    );
-  }
-  return value;
+  return wholeNumberOption(`failedAuthentications.${name}`, value);
 }
 
 /** Failed authentications by peer address. */
