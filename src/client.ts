@@ -18,6 +18,7 @@ export type {
   ClientAuth,
   ClientCall,
   ClientOptions,
+  ClientTls,
   Conversation,
   Interceptor,
   MessageInput,

@@ -1,14 +1,15 @@
 /**
  * Client certificates for the CLI (`--cert`, `--key`, `--ca`): mutual TLS with an agent that
- * authenticates callers by certificate (`tandem serve --auth mtls`). The client itself is
- * web-standard and cannot present a certificate through the global `fetch`; the CLI passes a
- * `fetch` of its own, built on undici (Node's own HTTP client) with a TLS agent. undici is loaded
- * only when a certificate is given.
+ * authenticates callers by certificate (`tandem serve --auth mtls`), on every binding. The client
+ * itself is web-standard and cannot present a certificate through the global `fetch`; for the
+ * HTTP bindings and the card the CLI passes a `fetch` of its own, built on undici (Node's own HTTP
+ * client) with a TLS agent, loaded only when a flag is given. The gRPC transport opens its own
+ * connections and takes the same material as `ClientOptions.tls`.
  */
 
 import { readFileSync } from 'node:fs';
 import type { Agent, fetch as undiciFetch } from 'undici';
-import type { FetchFunction } from '../client.js';
+import type { ClientTls, FetchFunction } from '../client.js';
 import { UsageFailure } from './cli-values.js';
 
 /** The TLS material of the flags. */
@@ -28,23 +29,41 @@ function read(path: string, option: string): string {
   }
 }
 
+/** The client options of the flags: the same material for `fetch` and for gRPC. */
+export interface CliClientTls {
+  readonly fetch: FetchFunction;
+  readonly tls: ClientTls;
+}
+
 /**
- * A `fetch` that presents the client certificate (and trusts `ca`), or `undefined` without one.
+ * The client certificate (and `ca` to trust) as client options, or `undefined` without a flag.
  *
  * @throws UsageFailure when `--cert` and `--key` are not given together, or a file is unreadable.
  */
-export function tlsFetchOf(files: ClientTlsFiles): FetchFunction | undefined {
+export function clientTlsOf(files: ClientTlsFiles): CliClientTls | undefined {
   if (files.cert === undefined && files.key === undefined && files.ca === undefined) {
     return undefined;
   }
   if ((files.cert === undefined) !== (files.key === undefined)) {
     throw new UsageFailure('--cert and --key go together');
   }
-  const connect = {
+  const connect: PemFiles = {
     ...(files.cert === undefined ? {} : { cert: read(files.cert, '--cert') }),
     ...(files.key === undefined ? {} : { key: read(files.key, '--key') }),
     ...(files.ca === undefined ? {} : { ca: read(files.ca, '--ca') }),
   };
+  return { fetch: tlsFetch(connect), tls: connect };
+}
+
+/** PEM text as read from the flags' files. */
+interface PemFiles {
+  readonly cert?: string;
+  readonly key?: string;
+  readonly ca?: string;
+}
+
+/** A `fetch` that connects with `connect` (undici's TLS options). */
+function tlsFetch(connect: PemFiles): FetchFunction {
   let agent: Promise<{ fetch: typeof undiciFetch; dispatcher: Agent }> | undefined;
   return async (request) => {
     agent ??= import('undici').then((undici) => ({

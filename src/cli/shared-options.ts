@@ -9,7 +9,7 @@ import type { ParseArgsConfig } from 'node:util';
 import type { ClientOptions, ProtocolBindingName } from '../client.js';
 import { parseDuration, parseHeader, UsageFailure } from './cli-values.js';
 import { clientCredentialsFrom } from './client-credentials.js';
-import { tlsFetchOf } from './client-tls.js';
+import { clientTlsOf } from './client-tls.js';
 import type { TerminalSettings } from './terminal.js';
 
 /** A `parseArgs` option table. */
@@ -102,11 +102,11 @@ export function clientOptionsFrom(
     ...(token === undefined ? {} : { bearerToken: token }),
     ...(apiKey === undefined ? {} : { apiKey: { value: apiKey } }),
   };
-  const tlsFetch = tlsFetchOf(values);
+  const tls = clientTlsOf(values);
   return {
     ...(values.binding === undefined ? {} : { bindings: [bindingOf(values.binding)] }),
     ...(Object.keys(auth).length === 0 ? {} : { auth }),
-    ...(tlsFetch === undefined ? {} : { fetch: tlsFetch }),
+    ...(tls === undefined ? {} : { fetch: tls.fetch, tls: tls.tls }),
     ...(Object.keys(headers).length === 0 ? {} : { headers }),
     ...(values.timeout === undefined
       ? {}

@@ -32,7 +32,7 @@ import type {
   TaskPushNotificationConfig,
 } from '../protocol/generated/types.js';
 import type { Struct } from '../protocol/json.js';
-import type { ClientTransportFactory } from '../bindings/client/client-transport.js';
+import type { ClientTls, ClientTransportFactory } from '../bindings/client/client-transport.js';
 import type { FetchFunction } from '../bindings/client/http-send.js';
 import type { CardResolver } from './card-resolver.js';
 import type { CardTrust } from './card-verification.js';
@@ -41,6 +41,7 @@ import type { Interceptor } from './interceptor.js';
 import type { ProtocolBindingName } from './interface-selection.js';
 import type { RetryOptions } from './retry-policy.js';
 
+export type { ClientTls } from '../bindings/client/client-transport.js';
 export type { ClientAuth } from './client-auth.js';
 export type {
   AgentCardCall,
@@ -108,6 +109,16 @@ export interface ClientOptions {
    * response as received), below the interceptors.
    */
   readonly fetch?: FetchFunction;
+  /**
+   * TLS of the gRPC transport, which opens its own connections: a client certificate (`cert` with
+   * `key`) for an agent that authenticates callers by certificate (mutual TLS), and a CA to trust
+   * for the agent's certificate (a private CA). Given, the gRPC transport uses TLS for a bare
+   * `host:port` interface URL even when the card came over plain HTTP (a `grpc://` URL stays
+   * plaintext). HTTP-based transports and card fetches connect through {@link ClientOptions.fetch}:
+   * for mutual TLS over them, pass a `fetch` with a TLS agent (undici's `Agent({ connect })` in
+   * Node), as the `tandem` command does for `--cert`, `--key` and `--ca`.
+   */
+  readonly tls?: ClientTls;
   /** Where cards are fetched and cached. Default: a resolver shared by all clients. */
   readonly cardResolver?: CardResolver;
   /**

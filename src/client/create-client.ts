@@ -12,7 +12,7 @@ import { ConfigurationError } from '../protocol/local-errors.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER } from '../protocol/service-parameters.js';
 import { maxEventLengthOf } from '../protocol/sse-decoder.js';
 import { CURRENT_PROTOCOL_VERSION } from '../protocol/version.js';
-import type { ClientTransport } from '../bindings/client/client-transport.js';
+import type { ClientTls, ClientTransport } from '../bindings/client/client-transport.js';
 import { createHttpSend } from '../bindings/client/http-send.js';
 import { maxResponseBytesOf } from '../bindings/client/transport-http.js';
 import type { A2AClient, ClientOptions } from './a2a-client.js';
@@ -52,6 +52,23 @@ function resumeAttemptsOf(option: ClientOptions['resumeStreams']): number {
   );
 }
 
+/** `options.tls`, checked: PEM text or bytes, a certificate and its key together. */
+function checkTls(tls: ClientOptions['tls']): ClientTls | undefined {
+  if (tls === undefined) return undefined;
+  for (const name of ['cert', 'key', 'ca'] as const) {
+    const value: unknown = tls[name];
+    if (value !== undefined && typeof value !== 'string' && !(value instanceof Uint8Array)) {
+      throw new ConfigurationError(
+        `tls.${name} must be PEM text (a string) or its bytes (a Uint8Array); got ${typeof value}`,
+      );
+    }
+  }
+  if ((tls.cert === undefined) !== (tls.key === undefined)) {
+    throw new ConfigurationError('tls.cert and tls.key go together: give both or neither');
+  }
+  return tls;
+}
+
 /** The end of the interceptor chain: the transport, for the operations it speaks. */
 function transportHandler(transport: ClientTransport): CallHandler {
   return (call) => {
@@ -84,6 +101,7 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
   const resumeAttempts = resumeAttemptsOf(options.resumeStreams);
   const maxEventLength = maxEventLengthOf(options.maxEventLength);
   const maxResponseBytes = maxResponseBytesOf(options.maxResponseBytes);
+  const tls = checkTls(options.tls);
   const transports = transportRegistry(options.transports);
   const interceptors = options.interceptors ?? [];
   const cardUrl = agentCardUrl(url);
@@ -121,7 +139,14 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
   for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
 
   const send = createHttpSend(options.fetch);
-  const context = { agentInterface, cardUrl, send, maxEventLength, maxResponseBytes };
+  const context = {
+    agentInterface,
+    cardUrl,
+    send,
+    maxEventLength,
+    maxResponseBytes,
+    ...(tls === undefined ? {} : { tls }),
+  };
   const transport = await openTransport(factory, context);
   const core = new ClientCore({
     handler: applyInterceptors(interceptors, transportHandler(transport)),

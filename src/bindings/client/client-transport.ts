@@ -119,6 +119,20 @@ export interface ClientTransport {
   stream<N extends StreamingOperationName>(call: StreamCall<N>): Promise<StreamCallResult>;
 }
 
+/**
+ * TLS material of the client, PEM (text or bytes): the certificate and key it presents for mutual
+ * TLS, and the CA it trusts for the agent's certificate instead of the system's. Transports that
+ * open their own connections (gRPC) use it; HTTP-based ones connect through `fetch`.
+ */
+export interface ClientTls {
+  /** The client certificate (chain), PEM; with {@link ClientTls.key}. */
+  readonly cert?: string | Uint8Array | undefined;
+  /** The private key of {@link ClientTls.cert}, PEM. */
+  readonly key?: string | Uint8Array | undefined;
+  /** The CA certificates to trust for the agent's certificate, PEM; default: the system's. */
+  readonly ca?: string | Uint8Array | undefined;
+}
+
 /** What a transport is created with. */
 export interface ClientTransportContext {
   /** The selected interface; its `url` is absolute (resolved against the card URL). */
@@ -138,6 +152,8 @@ export interface ClientTransportContext {
   readonly maxEventLength: number;
   /** The largest body of a response that is not a stream (`ClientOptions.maxResponseBytes`). */
   readonly maxResponseBytes: number;
+  /** The client's TLS material (`ClientOptions.tls`), for transports with connections of their own. */
+  readonly tls?: ClientTls | undefined;
 }
 
 /**

@@ -9,26 +9,34 @@
  * status gRPC maps the code to, so that retries and the CLI treat it like its HTTP equivalent.
  *
  * The interface URL is a bare `host:port` (as agent cards write gRPC interfaces). TLS is used when
- * the card was served over HTTPS, or when the URL says so (`grpcs://` or `https://`); `grpc://`
- * or `http://` force plaintext. gRPC has no `Last-Event-ID`: a stream cannot be resumed after an
+ * the card was served over HTTPS or the client was given TLS material (`ClientOptions.tls`: a
+ * client certificate, a CA), or when the URL says so (`grpcs://` or `https://`); `grpc://` or
+ * `http://` force plaintext. TLS to an IP address verifies the certificate's IP SAN; the name the
+ * handshake announces is then `localhost`, not the address, because SNI carries no addresses
+ * (RFC 6066 — Node warns with DEP0123 when asked to send one). gRPC has no `Last-Event-ID`: a stream cannot be resumed after an
  * event (its events carry no `id`), which the client's stream resumption knows how to handle.
  *
  * Loaded only when a card selects gRPC (`client/transport-registry.ts`), so that the client is
  * importable without grpc-js.
  */
 
+import { isIP } from 'node:net';
+import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { GRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import {
   Client,
   Metadata,
   credentials as grpcCredentials,
   status as Status,
+  type ChannelCredentials,
+  type ChannelOptions,
   type ClientReadableStream,
   type ServiceError,
 } from '@grpc/grpc-js';
 import { fromGrpcStatus } from '../../protocol/error-serialization.js';
 import type { A2AError } from '../../protocol/errors.js';
 import type {
+  ClientTls,
   ClientTransport,
   ClientTransportContext,
   StreamCall,
@@ -125,9 +133,11 @@ interface Target {
   readonly tls: boolean;
 }
 
-function targetOf(url: string, cardUrl: string | undefined): Target {
+function targetOf(url: string, cardUrl: string | undefined, tls: boolean): Target {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
-  if (scheme === undefined) return { authority: url, tls: cardUrl?.startsWith('https:') === true };
+  if (scheme === undefined) {
+    return { authority: url, tls: tls || cardUrl?.startsWith('https:') === true };
+  }
   if (scheme !== 'grpc' && scheme !== 'grpcs' && scheme !== 'http' && scheme !== 'https') {
     throw new ProtocolViolationError(
       `The gRPC interface URL ${JSON.stringify(url)} is not host:port (nor grpc://, grpcs://, http:// or https://)`,
@@ -175,19 +185,64 @@ function abortReasonOf(signal: AbortSignal): Error {
 
 const identity = (value: Buffer): Buffer => value;
 
+/** The host of a `host:port` authority (an IPv6 address without its brackets). */
+function hostOf(authority: string): string {
+  const bracketed = /^\[([^\]]+)\]/.exec(authority);
+  if (bracketed !== null) return bracketed[1] ?? authority;
+  const colon = authority.lastIndexOf(':');
+  return colon === -1 ? authority : authority.slice(0, colon);
+}
+
+/**
+ * The name announced by SNI for a TLS connection to an IP address: SNI carries host names only,
+ * and a server that selects certificates by name falls back to its default one for an unknown
+ * name, as for none.
+ */
+const SNI_FOR_ADDRESS = 'localhost';
+
+function pemOf(value: string | Uint8Array | undefined): Buffer | null {
+  if (value === undefined) return null;
+  return typeof value === 'string' ? Buffer.from(value) : Buffer.from(value);
+}
+
+/** The channel's credentials and the options they need for `authority`. */
+function channelOf(
+  authority: string,
+  tls: ClientTls | undefined,
+): { credentials: ChannelCredentials; options: ChannelOptions } {
+  const host = hostOf(authority);
+  if (isIP(host) === 0) {
+    return {
+      credentials: grpcCredentials.createSsl(pemOf(tls?.ca), pemOf(tls?.key), pemOf(tls?.cert)),
+      options: {},
+    };
+  }
+  // grpc-js announces the target host, an address here, unless the target name is overridden; it
+  // then checks the certificate against the override, so the check is given the address back.
+  return {
+    credentials: grpcCredentials.createSsl(pemOf(tls?.ca), pemOf(tls?.key), pemOf(tls?.cert), {
+      checkServerIdentity: (_name: string, certificate: PeerCertificate) =>
+        checkServerIdentity(host, certificate),
+    }),
+    options: { 'grpc.ssl_target_name_override': SNI_FOR_ADDRESS },
+  };
+}
+
 class GrpcClientTransport implements ClientTransport {
   readonly protocolBinding = GRPC_BINDING;
   readonly #client: Client;
   readonly #authority: string;
 
   constructor(context: ClientTransportContext) {
-    const target = targetOf(context.agentInterface.url, context.cardUrl);
+    const target = targetOf(context.agentInterface.url, context.cardUrl, context.tls !== undefined);
     this.#authority = target.authority;
-    this.#client = new Client(
-      target.authority,
-      target.tls ? grpcCredentials.createSsl() : grpcCredentials.createInsecure(),
-      { 'grpc.max_receive_message_length': context.maxResponseBytes },
-    );
+    const channel = target.tls
+      ? channelOf(target.authority, context.tls)
+      : { credentials: grpcCredentials.createInsecure(), options: {} };
+    this.#client = new Client(target.authority, channel.credentials, {
+      ...channel.options,
+      'grpc.max_receive_message_length': context.maxResponseBytes,
+    });
   }
 
   #where(method: GrpcMethod): string {
