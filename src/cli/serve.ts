@@ -41,6 +41,11 @@ import {
   servedAgentNames,
 } from './serve-agents.js';
 import { COMPAT_HELP, COMPAT_OPTIONS, parseServeCompat } from './serve-compat.js';
+import {
+  PREFERRED_BINDING_HELP,
+  PREFERRED_BINDING_OPTIONS,
+  parsePreferredBinding,
+} from './serve-preferred-binding.js';
 
 const HELP = `Usage: tandem serve [options]
 
@@ -60,6 +65,7 @@ Options:
   --orphan-timeout <dur>  Fail tasks whose server died after this long (default 30s; replicas only)
   --shutdown-timeout <d>  Time running work may take to finish on SIGTERM (default 10s)
   --heartbeat <duration>  SSE heartbeat interval on idle streams (default 15s)
+${PREFERRED_BINDING_HELP}
   -h, --help              Show this help
 
 ${SECURITY_HELP}
@@ -102,6 +108,7 @@ function parseServeArgs(args: string[]) {
       ...EXTENDED_CARD_OPTIONS,
       ...LIMIT_OPTIONS,
       ...GRPC_OPTIONS,
+      ...PREFERRED_BINDING_OPTIONS,
       ...AGENT_OPTIONS,
       ...COMPAT_OPTIONS,
       ...PUSH_OPTIONS,
@@ -126,12 +133,14 @@ function parseServeArgs(args: string[]) {
   }
   const publicUrl = values['public-url'] ?? process.env.TANDEM_PUBLIC_URL;
   if (values.help === true) return { help: true } as const;
+  const grpcPort = parseGrpcPort(values);
   return {
     help: false,
     security: parseServeSecurity(values),
     extendedCards: parseExtendedCards(values['extended-card'], agents),
     limits: parseServeLimits(values),
-    grpcPort: parseGrpcPort(values),
+    grpcPort,
+    preferredBinding: parsePreferredBinding(values, grpcPort !== undefined),
     compat: parseServeCompat(values),
     push: parseServePush(values),
     port,
@@ -220,6 +229,9 @@ export async function run(args: string[]): Promise<number> {
     agents: grpc?.mounts ?? mounts,
     logger,
     heartbeatMs: options.heartbeatMs,
+    ...(options.preferredBinding === undefined
+      ? {}
+      : { preferredBinding: options.preferredBinding }),
     ...(options.compat === undefined ? {} : { compat: options.compat }),
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     ...(security.authentication === undefined ? {} : { authenticate: security.authentication }),

@@ -37,6 +37,7 @@ import type {
 import { jsonMediaTypeFor } from '../bindings/server/http-media.js';
 import { limitRefusal } from '../bindings/server/server-call.js';
 import type { HttpRequest, HttpResponse } from '../protocol/http-exchange.js';
+import { ConfigurationError } from '../protocol/local-errors.js';
 import { LimitExceededError } from '../runtime/call-limit-options.js';
 import type { AgentInterface } from '../protocol/generated/types.js';
 import { AgentCardCache, notModified } from './agent-card-route.js';
@@ -157,6 +158,17 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
     };
     const created = mount.bindings.map((factory) => factory({ ...context }));
     const bindings = compat === undefined ? created : compat.mount(created, context);
+    const preferred = resolved.preferredBinding;
+    if (
+      preferred !== undefined &&
+      !mount.external &&
+      !bindings.some((binding) => binding.protocolBinding === preferred)
+    ) {
+      throw new ConfigurationError(
+        `preferredBinding ${JSON.stringify(preferred)} is not served for the agent at ` +
+          `${JSON.stringify(mount.path)}: its bindings are ${bindings.map((b) => b.protocolBinding).join(', ')}`,
+      );
+    }
     const cards = new AgentCardCache(
       mount.handler,
       mount.path,

@@ -75,7 +75,9 @@ export interface A2AHandlerOptions {
   readonly bindings?: readonly ServerBindingFactory[] | undefined;
   /**
    * The `protocolBinding` to list first in agent cards (clients that pick the first interface they
-   * support then use it). Default: the order of `bindings`, then `interfaces`.
+   * support then use it), e.g. `'GRPC'`. Default: the order of `bindings`, then `interfaces`.
+   * Creation fails with `ConfigurationError` when an agent serves no such binding and declares no
+   * `interfaces` that could list it.
    */
   readonly preferredBinding?: string | undefined;
   /**
@@ -148,6 +150,8 @@ export interface ResolvedAgentMount {
   readonly handler: A2ARequestHandler;
   readonly bindings: readonly ServerBindingFactory[];
   readonly interfaces: (baseUrl: string) => readonly AgentInterface[];
+  /** Whether `interfaces` was given: interfaces served outside the handler may exist. */
+  readonly external: boolean;
   readonly tenant: string | undefined;
 }
 /** 4 MiB: far above any real A2A message, small enough that a flood cannot exhaust memory. */
@@ -234,9 +238,18 @@ export function resolveHttpOptions(options: A2AHandlerOptions): ResolvedHttpOpti
       handler: agent.handler,
       bindings,
       interfaces: interfacesOption(agent.interfaces),
+      external: agent.interfaces !== undefined,
       tenant: agent.tenant,
     };
   });
+  if (
+    options.preferredBinding !== undefined &&
+    (typeof options.preferredBinding !== 'string' || options.preferredBinding === '')
+  ) {
+    throw new ConfigurationError(
+      `preferredBinding must be a protocolBinding name such as 'JSONRPC', 'HTTP+JSON' or 'GRPC'; got ${JSON.stringify(options.preferredBinding)}`,
+    );
+  }
   const corsOrigins = options.corsOrigins ?? '*';
   if (Array.isArray(corsOrigins)) {
     for (const origin of corsOrigins as readonly string[]) {

@@ -2,7 +2,8 @@
  * The CLI over gRPC, as child processes: `tandem serve --grpc-port 0` serves the binding and its
  * cards list it; `--binding grpc` makes the client commands use it (send, stream, get, tasks,
  * cancel), errors exit as over the other bindings, and with several agents the tenant of each
- * one's GRPC interface routes its calls on the shared port.
+ * one's GRPC interface routes its calls on the shared port. `--preferred-binding` puts a binding
+ * first in every card, and refuses one that is unknown or not served.
  */
 
 import { beforeAll, expect, it } from 'vitest';
@@ -62,4 +63,32 @@ it('routes several agents on one gRPC port by the tenant of their interfaces', a
   const dice = await runCli(['send', `${url}/agents/dice`, '2d6', '--binding', 'grpc']);
   expect(dice.code).toBe(0);
   expect(dice.stdout).not.toContain('routed');
+});
+
+it('lists the binding of --preferred-binding first in every card', async () => {
+  const { url } = await processes.start(
+    [
+      ...[CLI, 'serve', '--agent', 'echo', '--agent', 'dice', '--store', 'memory'],
+      ...['--port', '0', '--grpc-port', '0', '--preferred-binding', 'grpc'],
+    ],
+    SERVE_URL_LINE,
+  );
+  for (const path of ['', '/agents/echo', '/agents/dice']) {
+    const bindings = (await card(`${url}${path}`)).supportedInterfaces.map(
+      (i) => i.protocolBinding,
+    );
+    expect(bindings).toEqual(['GRPC', 'JSONRPC', 'HTTP+JSON']);
+  }
+});
+
+it('refuses a --preferred-binding that is no binding, or is not served', async () => {
+  const serve = ['serve', '--store', 'memory', '--port', '0'];
+  const unknown = await runCli([...serve, '--preferred-binding', 'soap']);
+  expect(unknown.code).toBe(2);
+  expect(unknown.stderr).toContain(
+    '--preferred-binding must be one of JSONRPC, HTTP+JSON, GRPC, got "soap"',
+  );
+  const noGrpc = await runCli(serve, { env: { TANDEM_PREFERRED_BINDING: 'GRPC' } });
+  expect(noGrpc.code).toBe(2);
+  expect(noGrpc.stderr).toContain('--preferred-binding GRPC needs gRPC to be served');
 });

@@ -116,6 +116,18 @@ describe('bindings', () => {
       { url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: 'acme' },
     ]);
   });
+
+  it('refuses a preferred binding that no agent serves', async () => {
+    const handler = createRequestHandler({ agent: whoAmIAgent([]) });
+    await expect(
+      startServer({ agents: [{ path: '/who', handler }], preferredBinding: 'GRPC' }),
+    ).rejects.toThrow(
+      'preferredBinding "GRPC" is not served for the agent at "/who": its bindings are JSONRPC, HTTP+JSON',
+    );
+    await expect(startServer({ preferredBinding: '' })).rejects.toThrow(
+      /^preferredBinding must be a protocolBinding name/,
+    );
+  });
 });
 
 describe('agent card caching', () => {
