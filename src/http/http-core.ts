@@ -28,6 +28,7 @@ import {
   type IdentityCheck,
 } from '../bindings/server/authentication.js';
 import type { CallReport } from '../bindings/server/call-report.js';
+import type { Principal } from '../runtime/call-context.js';
 import type {
   BindingContext,
   BindingRoute,
@@ -94,6 +95,8 @@ const CARD_PATH = '/.well-known/agent-card.json';
 interface Routed {
   readonly response: HttpResponse;
   readonly report?: CallReport | undefined;
+  /** Who called, once authenticated. */
+  readonly principal?: Principal | undefined;
 }
 
 /** A `google.rpc.Status` body, the error form of the server's own routes (and HTTP+JSON's). */
@@ -309,7 +312,10 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
     if (verdict instanceof LimitExceededError) {
       return { response: binding.refuse(limitRefusal(verdict), request) };
     }
-    return route.handle({ http: request, params, principal: verdict });
+    return {
+      ...(await route.handle({ http: request, params, principal: verdict })),
+      principal: verdict,
+    };
   }
 
   async function route(request: HttpRequest): Promise<Routed> {
@@ -369,7 +375,7 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
         response = { ...response, body: undefined };
       }
       if (!logging) return response;
-      return requestLog.finish(request, response, routed.report, start);
+      return requestLog.finish(request, response, routed, start);
     },
     async shutdownAgents(shutdownOptions = {}) {
       const results = await Promise.allSettled(

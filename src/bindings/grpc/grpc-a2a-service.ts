@@ -30,7 +30,7 @@ import {
   type IdentityCheck,
 } from '../server/authentication.js';
 import type { FailedAuthenticationLimiter } from '../server/failed-authentication-limiter.js';
-import type { CallReport } from '../server/call-report.js';
+import { CallLog } from '../server/call-log.js';
 import { taskIdOf } from '../server/call-report.js';
 import {
   invokeOperation,
@@ -49,7 +49,8 @@ import type { AgentInterface } from '../../protocol/generated/types.js';
 import type { OperationName, OperationRequest } from '../../protocol/operations.js';
 import { GRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import { LimitExceededError } from '../../runtime/call-limit-options.js';
-import { silentLogger, type Logger } from '../../runtime/logger.js';
+import type { Principal } from '../../runtime/call-context.js';
+import type { Logger } from '../../runtime/logger.js';
 import type { A2ARequestHandler } from '../../runtime/request-handler.js';
 import { GrpcCallSource, MetadataReader } from './grpc-call-source.js';
 import type { GrpcMethod } from './grpc-codec.js';
@@ -94,6 +95,7 @@ interface PreparedCall<N extends OperationName> {
   readonly agent: RoutedAgent;
   readonly opened: OpenedCall;
   readonly request: OperationRequest<N>;
+  readonly principal: Principal;
 }
 
 /** Why a call ended before its operation ran (an authentication refusal, a held-off address). */
@@ -122,8 +124,7 @@ function extensionsMetadata(activated: readonly string[]): Metadata | undefined 
 export class GrpcA2AService {
   readonly #context: GrpcServiceContext;
   readonly #identity: IdentityCheck;
-  /** Whether a call's log line is wanted, checked before anything is gathered for it. */
-  readonly #logging: () => boolean;
+  readonly #calls: CallLog;
 
   constructor(context: GrpcServiceContext) {
     this.#context = context;
@@ -132,14 +133,7 @@ export class GrpcA2AService {
       failures: context.failures,
       logger: context.logger,
     };
-    const logger = context.logger as Logger & { isLevelEnabled?: (level: string) => boolean };
-    const isLevelEnabled = logger.isLevelEnabled?.bind(logger);
-    this.#logging =
-      logger === silentLogger
-        ? () => false
-        : isLevelEnabled === undefined
-          ? () => true
-          : () => isLevelEnabled('info');
+    this.#calls = new CallLog(context.logger);
   }
 
   /** The status a thrown value is answered with (logged when it is not an A2A error). */
@@ -194,7 +188,7 @@ export class GrpcA2AService {
       },
       source,
     );
-    return { agent, opened, request };
+    return { agent, opened, request, principal: verdict };
   }
 
   /** Serves a unary method. */
@@ -204,16 +198,18 @@ export class GrpcA2AService {
     callback: sendUnaryData<Buffer>,
   ): Promise<void> {
     const operation = method.operation as UnaryOperation;
-    const start = performance.now();
+    const start = this.#calls.enabled ? performance.now() : 0;
     let request: unknown;
+    let principal: Principal | undefined;
     try {
       const prepared = await this.#prepare<UnaryOperation>(method, call);
       if (prepared instanceof Refused) {
         callback(prepared.status);
-        this.#log(method, prepared.status.code, { taskId: undefined }, start);
+        this.#log(method, prepared.status.code, { taskId: undefined, principal }, start);
         return;
       }
       request = prepared.request;
+      principal = prepared.principal;
       const result = await invokeOperation(
         prepared.agent.handler,
         operation,
@@ -224,14 +220,14 @@ export class GrpcA2AService {
       const metadata = extensionsMetadata(prepared.opened.activatedExtensions);
       if (metadata !== undefined) call.sendMetadata(metadata);
       callback(null, Buffer.from(method.response.encode(result)));
-      this.#log(method, GrpcCode.OK, { taskId: taskIdOf(request, result) }, start);
+      this.#log(method, GrpcCode.OK, { taskId: taskIdOf(request, result), principal }, start);
     } catch (error) {
       const status = this.statusOf(error, operation);
       callback(status);
       this.#log(
         method,
         status.code,
-        { taskId: taskIdOf(request, undefined), reason: status.reason },
+        { taskId: taskIdOf(request, undefined), reason: status.reason, principal },
         start,
       );
     }
@@ -240,16 +236,18 @@ export class GrpcA2AService {
   /** Serves a server-streaming method. */
   async stream(method: GrpcMethod, call: ServerWritableStream<Buffer, Buffer>): Promise<void> {
     const operation = method.operation as StreamingOperation;
-    const start = performance.now();
+    const start = this.#calls.enabled ? performance.now() : 0;
     let request: unknown;
+    let principal: Principal | undefined;
     try {
       const prepared = await this.#prepare<StreamingOperation>(method, call);
       if (prepared instanceof Refused) {
         call.emit('error', prepared.status);
-        this.#log(method, prepared.status.code, { taskId: undefined }, start);
+        this.#log(method, prepared.status.code, { taskId: undefined, principal }, start);
         return;
       }
       request = prepared.request;
+      principal = prepared.principal;
       const events = await openStream(
         prepared.agent.handler,
         operation,
@@ -260,7 +258,12 @@ export class GrpcA2AService {
       if (metadata !== undefined) call.sendMetadata(metadata);
       const stream = new GrpcEventStream(events, call, this, operation, this.#context.logger);
       stream.onFinish((code, reason) =>
-        this.#log(method, code, { taskId: taskIdOf(request, stream.firstPayload), reason }, start),
+        this.#log(
+          method,
+          code,
+          { taskId: taskIdOf(request, stream.firstPayload), reason, principal },
+          start,
+        ),
       );
       stream.start();
     } catch (error) {
@@ -269,7 +272,7 @@ export class GrpcA2AService {
       this.#log(
         method,
         status.code,
-        { taskId: taskIdOf(request, undefined), reason: status.reason },
+        { taskId: taskIdOf(request, undefined), reason: status.reason, principal },
         start,
       );
     }
@@ -278,29 +281,28 @@ export class GrpcA2AService {
   #log(
     method: GrpcMethod,
     code: number,
-    outcome: { readonly taskId: string | undefined; readonly reason?: string | undefined },
+    outcome: {
+      readonly taskId: string | undefined;
+      readonly reason?: string | undefined;
+      readonly principal: Principal | undefined;
+    },
     start: number,
   ): void {
-    if (!this.#logging()) return;
-    const report: CallReport = {
-      binding: GRPC_BINDING,
-      operation: method.operation,
-      taskId: outcome.taskId,
-      errorCode: code === GrpcCode.OK ? undefined : code,
-      errorReason: outcome.reason,
-    };
-    const entry: Record<string, unknown> = {
+    if (!this.#calls.enabled) return;
+    this.#calls.write({
+      // A gRPC call is an HTTP/2 POST to the method's path.
       method: 'POST',
       path: method.path,
       status: code,
-      durationMs: Math.round((performance.now() - start) * 100) / 100,
-      binding: report.binding,
-      operation: report.operation,
-      outcome: report.errorCode === undefined ? 'ok' : 'error',
-    };
-    if (report.taskId !== undefined) entry.taskId = report.taskId;
-    if (report.errorCode !== undefined) entry.errorCode = report.errorCode;
-    if (report.errorReason !== undefined) entry.errorReason = report.errorReason;
-    this.#context.logger.info(entry, 'request');
+      principal: outcome.principal,
+      report: {
+        binding: GRPC_BINDING,
+        operation: method.operation,
+        taskId: outcome.taskId,
+        errorCode: code === GrpcCode.OK ? undefined : code,
+        errorReason: outcome.reason,
+      },
+      startMs: start,
+    });
   }
 }
