@@ -57,6 +57,7 @@ const clientHalves = [
 const grpcWireCodec = [
   'src/bindings/grpc/grpc-codec.ts',
   'src/bindings/grpc/grpc-status.ts',
+  'src/bindings/grpc/grpc-event-ids.ts',
   'src/bindings/grpc/implicit-defaults.ts',
   'src/bindings/grpc/generated/**',
 ];

@@ -12,7 +12,6 @@ import { defineAgent } from '../../src/server.js';
 import type { StreamEvent } from '../support/drivers/a2a-driver.js';
 import {
   chunkTexts,
-  EVENT_ID_BINDINGS,
   expectResumedAfter,
   range,
   seqsOf,
@@ -172,5 +171,5 @@ describeMatrix(
     });
   },
   // Resuming after an event (and replaying a task's log) needs event ids, which gRPC streams do not carry.
-  { bindings: EVENT_ID_BINDINGS },
+  {},
 );

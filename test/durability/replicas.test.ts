@@ -17,7 +17,6 @@ import type { A2ADriver, StreamEvent } from '../support/drivers/a2a-driver.js';
 import { connectDriver } from '../support/drivers/bindings.js';
 import {
   chunkTexts,
-  EVENT_ID_BINDINGS,
   expectResumedAfter,
   range,
   seqsOf,
@@ -79,6 +78,7 @@ describeMatrix(
           REPLICA_SERVER,
           ...['--store', schema.storeUrl, '--name', name],
           ...['--orphan-timeout-ms', String(ORPHAN_TIMEOUT_MS)],
+          ...(binding === 'grpc' ? ['--grpc'] : []),
         ],
         REPLICA_URL_LINE,
       );
@@ -327,5 +327,5 @@ describeMatrix(
       );
     });
   },
-  { stores: ['postgres'], bindings: EVENT_ID_BINDINGS },
+  { stores: ['postgres'] },
 );

@@ -16,7 +16,6 @@ import type { A2ADriver } from '../support/drivers/a2a-driver.js';
 import { connectDriver } from '../support/drivers/bindings.js';
 import {
   chunkTexts,
-  EVENT_ID_BINDINGS,
   expectResumedAfter,
   lastSeqOf,
   range,
@@ -78,6 +77,7 @@ describeMatrix(
           ...['--store', storeArg, '--agent', 'echo', '--agent', 'dice', '--port', '0'],
           ...['--log-level', 'warn', '--orphan-timeout', `${ORPHAN_TIMEOUT_MS}ms`],
           ...['--shutdown-timeout', '300ms'],
+          ...(binding === 'grpc' ? ['--grpc-port', '0'] : []),
         ],
         SERVE_URL_LINE,
       );
@@ -225,7 +225,7 @@ describeMatrix(
       expect(artifactTexts(stored)).toEqual([chunkTexts(all)]);
     });
   },
-  { stores: ['sqlite', 'postgres'], bindings: EVENT_ID_BINDINGS },
+  { stores: ['sqlite', 'postgres'] },
 );
 
 /** The dice agent rolled `notation` and completed, after asking once. */

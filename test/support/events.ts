@@ -6,8 +6,7 @@
 
 import { expect } from 'vitest';
 import type { TaskState } from '../../src/index.js';
-import type { BindingName, StreamEvent } from './drivers/a2a-driver.js';
-import { BINDINGS } from './drivers/bindings.js';
+import type { StreamEvent } from './drivers/a2a-driver.js';
 
 /** `"<seq> task <state>"`, `"<seq> status <state>"`, `"<seq> artifact a+b (append)"`, `"- message"`. */
 export function describeEvent(event: StreamEvent): string {
@@ -95,37 +94,4 @@ export function normalizeEvents(events: readonly StreamEvent[]): string[] {
       return label;
     }),
   );
-}
-
-/**
- * The bindings whose streams number their events (the SSE `id:`), so that a client can resume
- * after one (`Last-Event-ID`). gRPC streams carry no event ids (spec 10.7 has no place for one),
- * and cannot be resumed after an event.
- */
-export const EVENT_ID_BINDINGS: readonly BindingName[] = BINDINGS.filter((b) => b !== 'grpc');
-
-/** Whether `binding`'s streams number their events. */
-export function carriesEventIds(binding: BindingName): boolean {
-  return EVENT_ID_BINDINGS.includes(binding);
-}
-
-/**
- * Expected event descriptions (`describeEvent`) as `binding` delivers them: the same events, and
- * over a binding without event ids, `-` for every number.
- */
-export function numbered(binding: BindingName, expected: readonly string[]): string[] {
-  return carriesEventIds(binding) ? [...expected] : expected.map((d) => d.replace(/^\d+ /, '- '));
-}
-
-/** Expected sequence numbers as `binding` delivers them (none without event ids). */
-export function seqsOn(
-  binding: BindingName,
-  expected: readonly (number | undefined)[],
-): (number | undefined)[] {
-  return carriesEventIds(binding) ? [...expected] : expected.map(() => undefined);
-}
-
-/** An expected sequence number as `binding` delivers it. */
-export function seqOn(binding: BindingName, expected: number | undefined): number | undefined {
-  return carriesEventIds(binding) ? expected : undefined;
 }

@@ -66,8 +66,9 @@ export interface StreamCall<
   readonly message: OperationRequest<N>;
   /**
    * Resume after this event: set when the client resumes a dropped stream with `SubscribeToTask`
-   * (or the caller passed `lastEventId`). SSE transports send it as `Last-Event-ID`; a binding
-   * that cannot resume ignores it, and its events carry no `id`.
+   * (or the caller passed `lastEventId`). SSE transports send it as `Last-Event-ID`, gRPC as
+   * `last-event-id` metadata; a binding that cannot resume ignores it, and its events carry no
+   * `id`.
    */
   readonly lastEventId?: string | undefined;
 }

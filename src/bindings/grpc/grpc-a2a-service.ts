@@ -44,6 +44,7 @@ import {
   type StreamingOperation,
   type UnaryOperation,
 } from '../server/server-call.js';
+import { parseLastEventId } from '../server/last-event-id.js';
 import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
 import type { AgentInterface } from '../../protocol/generated/types.js';
 import type { OperationName, OperationRequest } from '../../protocol/operations.js';
@@ -185,6 +186,10 @@ export class GrpcA2AService {
         tenant: agent.tenant,
         protocolVersion: version.text,
         extensions: headers.get('a2a-extensions'),
+        afterSeq:
+          method.operation === 'SubscribeToTask'
+            ? parseLastEventId(headers.get('last-event-id'))
+            : undefined,
       },
       source,
     );
@@ -254,9 +259,15 @@ export class GrpcA2AService {
         prepared.opened.call,
         prepared.request as never,
       );
-      const metadata = extensionsMetadata(prepared.opened.activatedExtensions);
-      if (metadata !== undefined) call.sendMetadata(metadata);
-      const stream = new GrpcEventStream(events, call, this, operation, this.#context.logger);
+      const stream = new GrpcEventStream(
+        events,
+        call,
+        this,
+        operation,
+        this.#context.logger,
+        extensionsMetadata(prepared.opened.activatedExtensions),
+        prepared.opened.call.afterSeq,
+      );
       stream.onFinish((code, reason) =>
         this.#log(
           method,

@@ -13,8 +13,10 @@
  * client certificate, a CA), or when the URL says so (`grpcs://` or `https://`); `grpc://` or
  * `http://` force plaintext. TLS to an IP address verifies the certificate's IP SAN; the name the
  * handshake announces is then `localhost`, not the address, because SNI carries no addresses
- * (RFC 6066 — Node warns with DEP0123 when asked to send one). gRPC has no `Last-Event-ID`: a stream cannot be resumed after an
- * event (its events carry no `id`), which the client's stream resumption knows how to handle.
+ * (RFC 6066 — Node warns with DEP0123 when asked to send one). A stream's events are numbered
+ * from the `a2a-first-event-id` response header (the n-th message has id first + n, see
+ * `grpc-event-ids.ts`), so that a dropped stream resumes like an SSE one: `SubscribeToTask` with
+ * `last-event-id` metadata.
  *
  * Loaded only when a card selects gRPC (`client/transport-registry.ts`), so that the client is
  * importable without grpc-js.
@@ -54,6 +56,7 @@ import {
   ProtocolViolationError,
 } from '../client/transport-errors.js';
 import { grpcMethodOf, type GrpcMethod } from './grpc-codec.js';
+import { FIRST_EVENT_ID_HEADER, firstEventIdOf } from './grpc-event-ids.js';
 import { STATUS_DETAILS_KEY, decodeStatus, type DecodedStatus } from './grpc-status.js';
 
 /** A gRPC status that is no A2A error (`UNAUTHENTICATED`, `RESOURCE_EXHAUSTED`...). */
@@ -117,6 +120,13 @@ function metadataOf(headers: Headers): Metadata {
     if (NOT_METADATA.has(name) || name.startsWith('grpc-') || name.endsWith('-bin')) continue;
     metadata.set(name, value);
   }
+  return metadata;
+}
+
+/** The metadata of a streaming call: its headers, and where it resumes. */
+function streamMetadataOf(call: StreamCall): Metadata {
+  const metadata = metadataOf(call.headers);
+  if (call.lastEventId !== undefined) metadata.set('last-event-id', call.lastEventId);
   return metadata;
 }
 
@@ -299,7 +309,7 @@ class GrpcClientTransport implements ClientTransport {
       identity,
       identity,
       Buffer.from(method.request.encode(call.message)),
-      metadataOf(call.headers),
+      streamMetadataOf(call),
       {},
     );
     const cancel = (): void => stream.cancel();
@@ -336,7 +346,9 @@ class GrpcClientTransport implements ClientTransport {
         reject(errorOf(error, where, signal));
       });
     });
+    const first = firstEventIdOf(headers.get(FIRST_EVENT_ID_HEADER));
     const events = async function* (): AsyncGenerator<StreamItem> {
+      let position = 0;
       try {
         for (;;) {
           const chunk = queue.shift();
@@ -347,7 +359,8 @@ class GrpcClientTransport implements ClientTransport {
             } catch (cause) {
               throw asViolation(cause, where);
             }
-            yield { payload };
+            yield first === undefined ? { payload } : { id: String(first + position), payload };
+            position++;
             continue;
           }
           if (failure !== undefined) throw errorOf(failure, where, signal);

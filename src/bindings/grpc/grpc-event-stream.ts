@@ -7,9 +7,14 @@
  *
  * An event delivered to several streams (the runtime's fan-out hands each the same object) is
  * encoded once.
+ *
+ * Event ids (`grpc-event-ids.ts`): the id of the first event goes out as a response header, and
+ * the stream checks, as it sends, that each event follows its predecessor; should one ever not,
+ * the stream ends with `UNAVAILABLE` before it, and a resuming client continues after the last
+ * event it counted.
  */
 
-import type { ServerWritableStream } from '@grpc/grpc-js';
+import { Metadata, type ServerWritableStream } from '@grpc/grpc-js';
 import type { StreamResponse } from '../../protocol/generated/types.js';
 import { pushEvents, type EventPush } from '../../runtime/event-push.js';
 import type { Logger } from '../../runtime/logger.js';
@@ -17,6 +22,7 @@ import type { EventStream } from '../../runtime/request-handler.js';
 import type { StreamEvent } from '../../runtime/stream-event.js';
 import type { StreamingOperation } from '../server/server-call.js';
 import { grpcMethodOf, type ProtoJsonCodec } from './grpc-codec.js';
+import { FIRST_EVENT_ID_HEADER } from './grpc-event-ids.js';
 import { GrpcCode } from './grpc-status.js';
 
 /** What turns a thrown value into the status that ends the stream. */
@@ -51,6 +57,13 @@ export class GrpcEventStream {
   #push: EventPush | undefined;
   #finished = false;
   #firstPayload: StreamResponse | undefined;
+  /** Response headers to send (activated extensions), until sent with the first event or the status. */
+  #headers: Metadata | undefined;
+  /** The id the next event must have; `undefined` before the first, or for events without id. */
+  #nextSeq: number | undefined;
+  /** The resume position of the call, whose first event id is therefore known at the start. */
+  readonly #resumedAfter: number | undefined;
+  #headersSent = false;
   #onFinish: ((code: number, reason: string | undefined) => void) | undefined;
 
   constructor(
@@ -59,8 +72,12 @@ export class GrpcEventStream {
     statuses: StreamStatusSource,
     operation: StreamingOperation,
     logger: Logger,
+    headers?: Metadata,
+    afterSeq?: number,
   ) {
     this.#events = events;
+    this.#headers = headers;
+    this.#resumedAfter = afterSeq;
     this.#call = call;
     this.#statuses = statuses;
     this.#operation = operation;
@@ -85,6 +102,12 @@ export class GrpcEventStream {
       return;
     }
     call.once('cancelled', () => this.#release());
+    if (this.#resumedAfter !== undefined) {
+      // A resumed stream may wait long for its next event; its client learns at once that it
+      // has started, as an SSE client does from the response headers.
+      this.#nextSeq = this.#resumedAfter + 1;
+      this.#sendHeaders(this.#nextSeq);
+    }
     this.#push = pushEvents(this.#events, { event: this.#onEvent, end: this.#onEnd }, this.#logger);
     call.on('drain', () => this.#push?.resume());
   }
@@ -110,9 +133,50 @@ export class GrpcEventStream {
     listener?.(code, reason);
   }
 
+  /**
+   * Sends the response headers once, before the first event, with its id when it has one (or at
+   * the start of a resumed stream, whose first id is known). A stream that
+   * ends before any event sends them only when they carry something (activated extensions), so
+   * that an error answered at once stays a trailers-only response, as a unary error is.
+   */
+  #sendHeaders(firstSeq: number | undefined): void {
+    if (this.#headersSent) return;
+    this.#headersSent = true;
+    let headers = this.#headers;
+    this.#headers = undefined;
+    if (firstSeq !== undefined) {
+      headers ??= new Metadata();
+      headers.set(FIRST_EVENT_ID_HEADER, String(firstSeq));
+    }
+    if (headers !== undefined) this.#call.sendMetadata(headers);
+  }
+
+  /** Whether `event` has the id its position in the stream gives it; advances the count. */
+  #counts(event: StreamEvent): boolean {
+    const expected = this.#nextSeq;
+    if (expected !== undefined && event.seq !== expected) return false;
+    this.#nextSeq = event.seq === undefined ? undefined : event.seq + 1;
+    return true;
+  }
+
   readonly #onEvent = (event: StreamEvent): boolean => {
     if (this.#finished) return false;
-    this.#firstPayload ??= event.payload;
+    if (this.#firstPayload === undefined) {
+      this.#firstPayload = event.payload;
+      this.#sendHeaders(event.seq);
+    }
+    if (!this.#counts(event)) {
+      this.#logger.warn(
+        { seq: event.seq, expected: this.#nextSeq },
+        'an event does not follow its predecessor; ending the gRPC stream so that the client resumes',
+      );
+      this.#end({
+        code: GrpcCode.UNAVAILABLE,
+        details: 'the stream lost count of its events; resume after the last event received',
+      });
+      this.#push?.stop();
+      return false;
+    }
     let bytes: Buffer;
     try {
       bytes = encodeEvent(event);
@@ -133,6 +197,7 @@ export class GrpcEventStream {
     }
     if (error === undefined) {
       this.#finish(GrpcCode.OK, undefined);
+      this.#sendHeaders(undefined);
       this.#call.end();
       return;
     }
@@ -141,8 +206,12 @@ export class GrpcEventStream {
 
   /** Ends the call with the status of what broke the stream. */
   #fail(error: unknown): void {
-    const status = this.#statuses.statusOf(error, this.#operation);
+    this.#end(this.#statuses.statusOf(error, this.#operation));
+  }
+
+  #end(status: { code: number; details: string; reason?: string }): void {
     this.#finish(status.code, status.reason);
+    this.#sendHeaders(undefined);
     this.#call.emit('error', status);
   }
 }

@@ -3,8 +3,8 @@
  * at the interface's `host:port`, messages encoded with the binding's protobuf codec, the
  * service parameters as metadata (spec 10.2), errors decoded from the status and its
  * `grpc-status-details-bin` with `fromGrpcStatus`. Strict: an A2A error's status code must be the
- * one of spec 5.4, and its `ErrorInfo` must be there; a server stream's events carry no sequence
- * number (gRPC has no event ids).
+ * one of spec 5.4, and its `ErrorInfo` must be there; a server stream's events are numbered from
+ * its `a2a-first-event-id` response header (the n-th message has id first + n).
  */
 
 import {
@@ -24,6 +24,10 @@ import {
   type StreamResponse,
 } from '../../../src/index.js';
 import { grpcMethodOf } from '../../../src/bindings/grpc/grpc-codec.js';
+import {
+  FIRST_EVENT_ID_HEADER,
+  firstEventIdOf,
+} from '../../../src/bindings/grpc/grpc-event-ids.js';
 import { decodeStatus, STATUS_DETAILS_KEY } from '../../../src/bindings/grpc/grpc-status.js';
 import { preciseNow } from '../sync.js';
 import {
@@ -252,14 +256,19 @@ export class GrpcDriver extends WireDriver {
         }
       });
     });
+    const header = headers?.get(FIRST_EVENT_ID_HEADER)[0];
+    const firstSeq = firstEventIdOf(typeof header === 'string' ? header : undefined);
+    let position = 0;
     const next = async (): Promise<StreamEvent | undefined> => {
       for (;;) {
         const first = queue.shift();
         if (first !== undefined) {
           const value = method.response.decode(first.bytes);
           const raw = JSON.stringify(value);
+          const seq = firstSeq === undefined ? undefined : firstSeq + position;
+          position++;
           return {
-            seq: undefined,
+            seq,
             response: value as StreamResponse,
             json: undefined,
             raw,
