@@ -80,6 +80,11 @@ function getTaskParams(path: Readonly<Record<string, string>>, _body: Json, quer
   return { id: path.id, historyLength: number };
 }
 
+/** A cancel body may carry the request's `metadata` (the SDK sends none). */
+function cancelParams(path: Readonly<Record<string, string>>, body: Json): Json {
+  return body.metadata === undefined ? { id: path.id } : { id: path.id, metadata: body.metadata };
+}
+
 const ROUTES: readonly V03RestRoute[] = [
   {
     method: 'POST',
@@ -107,7 +112,7 @@ const ROUTES: readonly V03RestRoute[] = [
     path: '/v1/tasks/{id}:cancel',
     v03Method: 'tasks/cancel',
     body: true,
-    params: taskId,
+    params: cancelParams,
   },
   // The proto maps it to GET, the specification's table to POST; the SDK's server takes both.
   {
