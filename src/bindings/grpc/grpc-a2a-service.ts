@@ -180,7 +180,10 @@ export class GrpcA2AService {
     if (verdict instanceof LimitExceededError) {
       return new Refused(this.statusOf(verdict, method.operation));
     }
-    const version = negotiateVersion(headers.get('a2a-version'));
+    const version =
+      method.protocolVersion === undefined
+        ? negotiateVersion(headers.get('a2a-version')).text
+        : method.protocolVersion;
     const request = parseRequest(method.operation as N, method.request.decode(call.request));
     const tenant = (request as { tenant?: unknown }).tenant;
     const agent = this.#context.route(typeof tenant === 'string' ? tenant : '', call.getHost());
@@ -189,7 +192,7 @@ export class GrpcA2AService {
       {
         principal: verdict,
         tenant: agent.tenant,
-        protocolVersion: version.text,
+        protocolVersion: version,
         extensions: headers.get('a2a-extensions'),
       },
       source,
@@ -258,7 +261,14 @@ export class GrpcA2AService {
       );
       const metadata = extensionsMetadata(prepared.opened.activatedExtensions);
       if (metadata !== undefined) call.sendMetadata(metadata);
-      const stream = new GrpcEventStream(events, call, this, operation, this.#context.logger);
+      const stream = new GrpcEventStream(
+        events,
+        call,
+        this,
+        operation,
+        this.#context.logger,
+        method.response,
+      );
       stream.onFinish((code, reason) =>
         this.#log(method, code, { taskId: taskIdOf(request, stream.firstPayload), reason }, start),
       );

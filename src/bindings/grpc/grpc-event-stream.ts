@@ -16,7 +16,7 @@ import type { Logger } from '../../runtime/logger.js';
 import type { EventStream } from '../../runtime/request-handler.js';
 import type { StreamEvent } from '../../runtime/stream-event.js';
 import type { StreamingOperation } from '../server/server-call.js';
-import { grpcMethodOf, type ProtoJsonCodec } from './grpc-codec.js';
+import { grpcMethodOf, type GrpcMessageCodec } from './grpc-codec.js';
 import { GrpcCode } from './grpc-status.js';
 
 /** What turns a thrown value into the status that ends the stream. */
@@ -27,15 +27,20 @@ export interface StreamStatusSource {
   ): { code: number; details: string; reason?: string };
 }
 
-const STREAM_RESPONSE: ProtoJsonCodec = grpcMethodOf('SendStreamingMessage').response;
+const STREAM_RESPONSE: GrpcMessageCodec = grpcMethodOf('SendStreamingMessage').response;
 
-/** The binary `StreamResponse` of each event, shared by every stream that sends it. */
-const encoded = new WeakMap<StreamEvent, Buffer>();
+/** The binary `StreamResponse` of each event, per codec, shared by every stream that sends it. */
+const encodedBy = new WeakMap<GrpcMessageCodec, WeakMap<StreamEvent, Buffer>>();
 
-function encodeEvent(event: StreamEvent): Buffer {
+function encodeEvent(event: StreamEvent, codec: GrpcMessageCodec): Buffer {
+  let encoded = encodedBy.get(codec);
+  if (encoded === undefined) {
+    encoded = new WeakMap();
+    encodedBy.set(codec, encoded);
+  }
   let bytes = encoded.get(event);
   if (bytes === undefined) {
-    bytes = Buffer.from(STREAM_RESPONSE.encode(event.payload));
+    bytes = Buffer.from(codec.encode(event.payload));
     encoded.set(event, bytes);
   }
   return bytes;
@@ -48,6 +53,7 @@ export class GrpcEventStream {
   readonly #statuses: StreamStatusSource;
   readonly #operation: StreamingOperation;
   readonly #logger: Logger;
+  readonly #codec: GrpcMessageCodec;
   #push: EventPush | undefined;
   #finished = false;
   #firstPayload: StreamResponse | undefined;
@@ -59,7 +65,9 @@ export class GrpcEventStream {
     statuses: StreamStatusSource,
     operation: StreamingOperation,
     logger: Logger,
+    codec: GrpcMessageCodec = STREAM_RESPONSE,
   ) {
+    this.#codec = codec;
     this.#events = events;
     this.#call = call;
     this.#statuses = statuses;
@@ -115,7 +123,7 @@ export class GrpcEventStream {
     this.#firstPayload ??= event.payload;
     let bytes: Buffer;
     try {
-      bytes = encodeEvent(event);
+      bytes = encodeEvent(event, this.#codec);
     } catch (error) {
       this.#fail(error);
       this.#push?.stop();
