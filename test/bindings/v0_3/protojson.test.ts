@@ -10,6 +10,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { fromJson, toJson, type JsonValue } from '@bufbuild/protobuf';
+import { AgentCardSchema } from '../../../src/bindings/grpc/generated/v0_3/a2a_pb.js';
+import { cardFromV03, cardWithV03Fields } from '../../../src/bindings/v0_3/translate/v03-card.js';
+import {
+  cardFromProto,
+  cardToProto,
+} from '../../../src/bindings/v0_3/translate/v03-protojson-results.js';
+import type { AgentCard } from '../../../src/protocol/generated/types.js';
 import {
   messageFromProto,
   messageToProto,
@@ -148,4 +156,19 @@ describe('the ProtoJSON written', () => {
       ),
     ).toEqual(expected);
   });
+});
+
+describe('the card as the proto AgentCard', () => {
+  for (const [name, v03] of cases('AgentCard')) {
+    it(`${name}: served card → proto AgentCard (strict) → kind-tagged keeps the 0.3 security`, () => {
+      const served = cardWithV03Fields(cardFromV03(v03 as Record<string, unknown>) as AgentCard);
+      const proto = fromJson(AgentCardSchema, cardToProto(served) as JsonValue);
+      const back = cardFromProto(toJson(AgentCardSchema, proto)) as Record<string, unknown>;
+      const original = v03 as Record<string, unknown>;
+      expect(back.name).toBe(original.name);
+      expect(back.url).toBe(original.url);
+      expect(back.securitySchemes).toEqual(original.securitySchemes);
+      expect(back.security).toEqual(original.security);
+    });
+  }
 });

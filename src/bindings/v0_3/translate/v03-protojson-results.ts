@@ -100,6 +100,21 @@ function skillsWith(skills: unknown, security: (value: unknown) => unknown): unk
     : skills;
 }
 
+/** The proto's `AgentSkill` members of a served skill (its 1.0 `securityRequirements` dropped). */
+function skillToProto(skill: unknown): unknown {
+  if (!isObject(skill)) return skill;
+  return present({
+    id: skill.id,
+    name: skill.name,
+    description: skill.description,
+    tags: skill.tags,
+    examples: skill.examples,
+    inputModes: skill.inputModes,
+    outputModes: skill.outputModes,
+    security: securityToProto(skill.security),
+  });
+}
+
 /** The served card (its 0.3 fields) as the ProtoJSON of the 0.3 proto's `AgentCard`. */
 export function cardToProto(card: unknown): unknown {
   if (!isObject(card)) return card;
@@ -123,7 +138,7 @@ export function cardToProto(card: unknown): unknown {
     security: securityToProto(card.security),
     defaultInputModes: card.defaultInputModes,
     defaultOutputModes: card.defaultOutputModes,
-    skills: skillsWith(card.skills, securityToProto),
+    skills: Array.isArray(card.skills) ? card.skills.map(skillToProto) : card.skills,
     supportsAuthenticatedExtendedCard: card.supportsAuthenticatedExtendedCard,
     signatures: card.signatures,
   });
