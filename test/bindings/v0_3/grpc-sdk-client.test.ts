@@ -143,3 +143,23 @@ describe('the official 0.3 gRPC client', () => {
     expect(card).toMatchObject({ name: 'Client test agent (extended)', protocolVersion: '0.3.0' });
   });
 });
+
+describe('without compat', () => {
+  it('serves no 0.3 service and lists only the 1.0 interface', async () => {
+    const plain = createGrpcServer({
+      agents: [{ path: '', handler: createRequestHandler({ agent: clientTestAgent }) }],
+    });
+    const { address } = await plain.listen();
+    try {
+      expect(
+        plain
+          .interfacesOf('')('http://127.0.0.1/')
+          .map((i) => i.protocolVersion),
+      ).toEqual(['1.0']);
+      const client = new GrpcTransport({ endpoint: address });
+      await expect(client.getTask({ id: 'x' })).rejects.toThrow(/\b12\b|UNIMPLEMENTED/);
+    } finally {
+      await plain.shutdown({ deadlineMs: 500 });
+    }
+  });
+});
