@@ -1,5 +1,5 @@
 // Generates the protobuf code of the gRPC binding (src/bindings/grpc/generated/) from
-// spec/a2a.proto and the googleapis definitions it imports (vendored under proto/), with buf and
+// spec/a2a.proto (and the 0.3 proto, spec/v0.3/a2a.proto, into generated/v0_3/) and the googleapis definitions it imports (vendored under proto/), with buf and
 // protoc-gen-es, both pinned in package-lock.json so that the output is reproducible; the drift
 // test (test/bindings/grpc/generated-code.test.ts) renders it again and compares.
 //
@@ -8,7 +8,15 @@
 // buf reads one directory as its module: the proto files are copied into a temporary one, so that
 // the repository needs no buf.yaml and spec/ stays a verbatim copy of the team's spec.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -20,6 +28,10 @@ try {
   const module = join(work, 'proto');
   cpSync(join(root, 'proto'), module, { recursive: true });
   cpSync(join(root, 'spec/a2a.proto'), join(module, 'a2a.proto'));
+  // The 0.3 proto (package a2a.v1) for the 0.3 gRPC service of `--compat 0.3`; its own folder, so
+  // that its file name does not clash with the 1.0 one.
+  mkdirSync(join(module, 'v0_3'));
+  cpSync(join(root, 'spec/v0.3/a2a.proto'), join(module, 'v0_3/a2a.proto'));
   const template = {
     version: 'v2',
     plugins: [

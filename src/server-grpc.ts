@@ -17,6 +17,8 @@ export type {
   A2AGrpcServer,
   A2AGrpcServerOptions,
   GrpcAgentMount,
+  GrpcCompatService,
   GrpcTlsOptions,
 } from './bindings/grpc/grpc-server.js';
+export { v03GrpcService } from './bindings/v0_3/v03-grpc-service.js';
 export { A2A_SERVICE_NAME } from './bindings/grpc/grpc-codec.js';

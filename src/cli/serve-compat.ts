@@ -1,6 +1,7 @@
 /**
  * `tandem serve --compat 0.3` (env `TANDEM_COMPAT`): serve A2A 0.3 clients beside 1.0 ones —
- * JSON-RPC 0.3 on the JSON-RPC endpoint, the card with the 0.3 fields, also at
+ * JSON-RPC 0.3 on the JSON-RPC endpoint, HTTP+JSON 0.3 under `/v1/`, gRPC 0.3 beside the 1.0
+ * service (when gRPC is served), the card with the 0.3 fields, also at
  * `/.well-known/agent.json` (docs/compat-0.3.md). Off by default: such a card is not a pure 1.0
  * card.
  */
@@ -16,7 +17,8 @@ export const COMPAT_OPTIONS = {
 /** The help lines of {@link COMPAT_OPTIONS}. */
 export const COMPAT_HELP = `Compatibility:
   --compat <version>      Also serve clients of an older A2A version: ${COMPAT_VERSIONS.join(', ')}
-                          (JSON-RPC on the same endpoint, card at /.well-known/agent.json too; env TANDEM_COMPAT)`;
+                          (JSON-RPC on the same endpoint, HTTP+JSON under /v1/, gRPC a2a.v1.A2AService
+                          on the gRPC port, card at /.well-known/agent.json too; env TANDEM_COMPAT)`;
 
 /**
  * The compat layer asked for; `undefined` for none.

@@ -73,8 +73,10 @@ export async function prepareGrpc(options: {
   readonly publicUrl: string | undefined;
   readonly logger: Logger;
   readonly cardInterfaces: (path: string) => () => readonly AgentInterface[];
+  /** `--compat 0.3`: serve the 0.3 service (`a2a.v1.A2AService`) beside the 1.0 one. */
+  readonly compat?: boolean | undefined;
 }): Promise<GrpcServing> {
-  const { createGrpcServer } = await import('../server-grpc.js');
+  const { createGrpcServer, v03GrpcService } = await import('../server-grpc.js');
   const publicHost =
     options.publicUrl === undefined ? undefined : new URL(options.publicUrl).hostname;
   const server: A2AGrpcServer = createGrpcServer({
@@ -91,6 +93,7 @@ export async function prepareGrpc(options: {
       : { failedAuthentications: options.failedAuthentications }),
     ...(options.tls === undefined ? {} : { tls: options.tls }),
     ...(publicHost === undefined ? {} : { publicHost }),
+    ...(options.compat === true ? { compat: v03GrpcService() } : {}),
   });
   return {
     mounts: options.mounts.map((mount) => ({

@@ -224,6 +224,7 @@ export async function run(args: string[]): Promise<number> {
           failedAuthentications: security.failedAuthentications,
           publicUrl: options.publicUrl,
           cardInterfaces: (path) => () => server.interfacesOf(path),
+          compat: options.compat !== undefined,
         });
   const server = createNodeServer({
     agents: grpc?.mounts ?? mounts,

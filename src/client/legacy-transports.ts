@@ -18,4 +18,11 @@ export const LEGACY_TRANSPORTS: ReadonlyMap<string, ClientTransportFactory> = ne
         module.createV03JsonRpcClientTransport(context),
       ),
   ],
+  [
+    'HTTP+JSON',
+    (context) =>
+      import('../bindings/v0_3/v03-rest-client-transport.js').then((module) =>
+        module.createV03RestClientTransport(context),
+      ),
+  ],
 ]);

@@ -1,12 +1,13 @@
 /**
  * A2A 0.3 from the command line, with real processes: `tandem serve --compat 0.3` answers the
- * official 0.3 SDK client and serves the legacy card path (and refuses an unknown `--compat`),
+ * official 0.3 SDK client (JSON-RPC, and gRPC with `--grpc-port`) and serves the legacy card path (and refuses an unknown `--compat`),
  * and the client commands (`card`, `send`, `stream`, `get`) work against a server that speaks
  * only 0.3 (the official SDK's), unchanged.
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2AClient } from 'a2a-sdk-v03/client';
+import { GrpcTransport } from 'a2a-sdk-v03/client/grpc';
 import { CliProcess, ensureBuilt, runCli } from './cli-harness.js';
 import { startSdkV03Server, type SdkV03Server } from '../bindings/v0_3/sdk-v03-server.js';
 
@@ -20,6 +21,46 @@ beforeAll(async () => {
 afterAll(() => sdkServer.close());
 
 describe('tandem serve --compat 0.3', () => {
+  it('serves gRPC 0.3 beside 1.0 when it serves gRPC, listed in the card', async () => {
+    const serve = new CliProcess([
+      'serve',
+      '--compat',
+      '0.3',
+      '--port',
+      '0',
+      '--grpc-port',
+      '0',
+      '--store',
+      'memory',
+      '--agent',
+      'echo',
+      '--log-level',
+      'silent',
+    ]);
+    try {
+      await serve.waitFor(/Tandem is serving .* at (http:\/\/\S+)/);
+      const url = /Tandem is serving .* at (http:\/\/\S+)/.exec(serve.stdout)?.[1] as string;
+      const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as {
+        additionalInterfaces: { url: string; transport: string }[];
+      };
+      const grpc = card.additionalInterfaces.find((i) => i.transport === 'GRPC');
+      expect(grpc).toBeDefined();
+      const sdk = new GrpcTransport({ endpoint: grpc?.url ?? '' });
+      const result = await sdk.sendMessage({
+        message: {
+          kind: 'message',
+          role: 'user',
+          messageId: crypto.randomUUID(),
+          parts: [{ kind: 'text', text: 'hello' }],
+        },
+      });
+      expect(['task', 'message']).toContain(result.kind);
+    } finally {
+      serve.signal('SIGTERM');
+      await serve.exited;
+    }
+  });
+
   it('serves the official 0.3 client and the legacy card path', async () => {
     const serve = new CliProcess([
       'serve',

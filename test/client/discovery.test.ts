@@ -214,7 +214,7 @@ describe('interface selection', () => {
     expect(message).toContain('JSONRPC 0.2 at http://old/rpc');
     expect(message).toContain('GRPC 0.3 at grpc.example.com:443');
     expect(message).toContain('accepts JSONRPC, GRPC at protocol version 1.0');
-    expect(message).toContain('(JSONRPC at 0.3 too)');
+    expect(message).toContain('(JSONRPC and HTTP+JSON at 0.3 too)');
   });
 
   it('takes a GRPC interface with its bare host:port URL as it is', async () => {

@@ -23,7 +23,7 @@ function firstDifferentLine(a: string, b: string): number {
   return i + 1;
 }
 
-const FILES = ['a2a.proto', 'specification.md', 'a2a.schema.json'];
+const FILES = ['a2a.proto', 'specification.md', 'a2a.schema.json', 'v0.3/a2a.proto'];
 const hasShared = existsSync(sharedDir);
 
 if (!hasShared) {

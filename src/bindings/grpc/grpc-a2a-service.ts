@@ -175,7 +175,10 @@ export class GrpcA2AService {
     if (verdict instanceof LimitExceededError) {
       return new Refused(this.statusOf(verdict, method.operation));
     }
-    const version = negotiateVersion(headers.get('a2a-version'));
+    const version =
+      method.protocolVersion === undefined
+        ? negotiateVersion(headers.get('a2a-version')).text
+        : method.protocolVersion;
     const request = parseRequest(method.operation as N, method.request.decode(call.request));
     const tenant = (request as { tenant?: unknown }).tenant;
     const agent = this.#context.route(typeof tenant === 'string' ? tenant : '', call.getHost());
@@ -184,7 +187,7 @@ export class GrpcA2AService {
       {
         principal: verdict,
         tenant: agent.tenant,
-        protocolVersion: version.text,
+        protocolVersion: version,
         extensions: headers.get('a2a-extensions'),
         afterSeq:
           method.operation === 'SubscribeToTask'
@@ -259,15 +262,11 @@ export class GrpcA2AService {
         prepared.opened.call,
         prepared.request as never,
       );
-      const stream = new GrpcEventStream(
-        events,
-        call,
-        this,
-        operation,
-        this.#context.logger,
-        extensionsMetadata(prepared.opened.activatedExtensions),
-        prepared.opened.call.afterSeq,
-      );
+      const stream = new GrpcEventStream(events, call, this, operation, this.#context.logger, {
+        codec: method.response,
+        headers: extensionsMetadata(prepared.opened.activatedExtensions),
+        afterSeq: prepared.opened.call.afterSeq,
+      });
       stream.onFinish((code, reason) =>
         this.#log(
           method,

@@ -36,8 +36,18 @@ export class GrpcEncodingError extends Error {
   override readonly name = 'GrpcEncodingError';
 }
 
+/** A message type in its binary form and the value the call pipeline works with. */
+export interface GrpcMessageCodec {
+  /** The fully-qualified message name. */
+  readonly typeName: string;
+  /** The binary form of a value. @throws GrpcEncodingError when it does not fit. */
+  encode(value: unknown): Uint8Array;
+  /** The value of a binary message. @throws an A2A error the call is answered with. */
+  decode(bytes: Uint8Array): unknown;
+}
+
 /** A message type in both forms. */
-export class ProtoJsonCodec {
+export class ProtoJsonCodec implements GrpcMessageCodec {
   readonly #schema: DescMessage;
   readonly #restore: ((value: Record<string, unknown>) => void) | undefined;
 
@@ -98,8 +108,14 @@ export interface GrpcMethod {
   readonly path: string;
   /** Whether it answers with a server stream. */
   readonly streaming: boolean;
-  readonly request: ProtoJsonCodec;
-  readonly response: ProtoJsonCodec;
+  readonly request: GrpcMessageCodec;
+  /** The response; of a streaming method, each event's (`StreamResponse`). */
+  readonly response: GrpcMessageCodec;
+  /**
+   * The protocol version every call of the method is at, for a service of an older version
+   * (0.3 clients send no `a2a-version`); by default the call's `a2a-version` is negotiated.
+   */
+  readonly protocolVersion?: string | undefined;
 }
 
 function methodsOf(): ReadonlyMap<OperationName, GrpcMethod> {

@@ -21,7 +21,7 @@ import type { Logger } from '../../runtime/logger.js';
 import type { EventStream } from '../../runtime/request-handler.js';
 import type { StreamEvent } from '../../runtime/stream-event.js';
 import type { StreamingOperation } from '../server/server-call.js';
-import { grpcMethodOf, type ProtoJsonCodec } from './grpc-codec.js';
+import { grpcMethodOf, type GrpcMessageCodec } from './grpc-codec.js';
 import { FIRST_EVENT_ID_HEADER } from './grpc-event-ids.js';
 import { GrpcCode } from './grpc-status.js';
 
@@ -33,18 +33,33 @@ export interface StreamStatusSource {
   ): { code: number; details: string; reason?: string };
 }
 
-const STREAM_RESPONSE: ProtoJsonCodec = grpcMethodOf('SendStreamingMessage').response;
+const STREAM_RESPONSE: GrpcMessageCodec = grpcMethodOf('SendStreamingMessage').response;
 
-/** The binary `StreamResponse` of each event, shared by every stream that sends it. */
-const encoded = new WeakMap<StreamEvent, Buffer>();
+/** The binary `StreamResponse` of each event, per codec, shared by every stream that sends it. */
+const encodedBy = new WeakMap<GrpcMessageCodec, WeakMap<StreamEvent, Buffer>>();
 
-function encodeEvent(event: StreamEvent): Buffer {
+function encodeEvent(event: StreamEvent, codec: GrpcMessageCodec): Buffer {
+  let encoded = encodedBy.get(codec);
+  if (encoded === undefined) {
+    encoded = new WeakMap();
+    encodedBy.set(codec, encoded);
+  }
   let bytes = encoded.get(event);
   if (bytes === undefined) {
-    bytes = Buffer.from(STREAM_RESPONSE.encode(event.payload));
+    bytes = Buffer.from(codec.encode(event.payload));
     encoded.set(event, bytes);
   }
   return bytes;
+}
+
+/** How one stream is sent. */
+export interface GrpcEventStreamOptions {
+  /** The encoder of `StreamResponse` (the 0.3 service has its own); 1.0's by default. */
+  readonly codec?: GrpcMessageCodec | undefined;
+  /** Response headers to send before the first event (activated extensions). */
+  readonly headers?: Metadata | undefined;
+  /** The call's resume position (`last-event-id`), when it resumes. */
+  readonly afterSeq?: number | undefined;
 }
 
 /** Pushes the events of one stream to its gRPC call. */
@@ -54,6 +69,7 @@ export class GrpcEventStream {
   readonly #statuses: StreamStatusSource;
   readonly #operation: StreamingOperation;
   readonly #logger: Logger;
+  readonly #codec: GrpcMessageCodec;
   #push: EventPush | undefined;
   #finished = false;
   #firstPayload: StreamResponse | undefined;
@@ -72,12 +88,12 @@ export class GrpcEventStream {
     statuses: StreamStatusSource,
     operation: StreamingOperation,
     logger: Logger,
-    headers?: Metadata,
-    afterSeq?: number,
+    options: GrpcEventStreamOptions = {},
   ) {
+    this.#codec = options.codec ?? STREAM_RESPONSE;
     this.#events = events;
-    this.#headers = headers;
-    this.#resumedAfter = afterSeq;
+    this.#headers = options.headers;
+    this.#resumedAfter = options.afterSeq;
     this.#call = call;
     this.#statuses = statuses;
     this.#operation = operation;
@@ -179,7 +195,7 @@ export class GrpcEventStream {
     }
     let bytes: Buffer;
     try {
-      bytes = encodeEvent(event);
+      bytes = encodeEvent(event, this.#codec);
     } catch (error) {
       this.#fail(error);
       this.#push?.stop();

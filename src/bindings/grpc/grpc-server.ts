@@ -45,7 +45,7 @@ import {
   type FailedAuthenticationsOption,
 } from '../server/failed-authentication-limiter.js';
 import { GrpcA2AService, type RoutedAgent } from './grpc-a2a-service.js';
-import { GRPC_METHODS } from './grpc-codec.js';
+import { GRPC_METHODS, type GrpcMethod } from './grpc-codec.js';
 import { addIntrospection } from './grpc-introspection.js';
 
 /** One agent served over gRPC. */
@@ -103,6 +103,20 @@ export interface A2AGrpcServerOptions {
   readonly logger?: Logger | undefined;
   /** grpc-js server interceptors around every call (metrics, tracing). */
   readonly interceptors?: readonly ServerInterceptor[] | undefined;
+  /**
+   * A service of an older protocol version served beside `lf.a2a.v1.A2AService` over the same
+   * agents (`compatV03().grpc`: `a2a.v1.A2AService` of A2A 0.3); the agents' cards list its
+   * interface too. Default: none.
+   */
+  readonly compat?: GrpcCompatService | undefined;
+}
+
+/** A translating service beside the 1.0 one (see `A2AGrpcServerOptions.compat`). */
+export interface GrpcCompatService {
+  /** Its methods, each translating to and from its 1.0 operation in its codecs. */
+  readonly methods: readonly GrpcMethod[];
+  /** The `protocolVersion` of its interfaces (`0.3`). */
+  readonly protocolVersion: string;
 }
 
 /** A running (or ready) gRPC server. */
@@ -149,10 +163,10 @@ function hostOfBaseUrl(baseUrl: string): string {
   }
 }
 
-function serviceDefinition(): ServiceDefinition {
+function serviceDefinition(methods: Iterable<GrpcMethod>): ServiceDefinition {
   const identity = (value: Buffer): Buffer => value;
   const definition: Record<string, ServiceDefinition[string]> = {};
-  for (const method of GRPC_METHODS.values()) {
+  for (const method of methods) {
     definition[method.operation] = {
       path: method.path,
       requestStream: false,
@@ -161,7 +175,7 @@ function serviceDefinition(): ServiceDefinition {
       requestDeserialize: identity,
       responseSerialize: identity,
       responseDeserialize: identity,
-      originalName: method.operation,
+      originalName: method.path.slice(method.path.lastIndexOf('/') + 1),
     };
   }
   return definition;
@@ -232,14 +246,14 @@ export function createGrpcServer(options: A2AGrpcServerOptions): A2AGrpcServer {
   const interfaceOf = (entry: AgentEntry, host: string): AgentInterface[] => {
     if (boundPort === undefined) return [];
     const tenant = entry.routeTenant;
-    return [
-      {
-        url: authorityOf(options.publicHost ?? host, boundPort),
-        protocolBinding: GRPC_BINDING,
-        protocolVersion: CURRENT_PROTOCOL_VERSION,
-        ...(tenant === undefined || tenant === '' ? {} : { tenant }),
-      },
-    ];
+    const versions = [CURRENT_PROTOCOL_VERSION];
+    if (options.compat !== undefined) versions.push(options.compat.protocolVersion);
+    return versions.map((protocolVersion) => ({
+      url: authorityOf(options.publicHost ?? host, boundPort as number),
+      protocolBinding: GRPC_BINDING,
+      protocolVersion,
+      ...(tenant === undefined || tenant === '' ? {} : { tenant }),
+    }));
   };
 
   const routed = (entry: AgentEntry, tenant: string, authority: string): RoutedAgent => ({
@@ -281,14 +295,19 @@ export function createGrpcServer(options: A2AGrpcServerOptions): A2AGrpcServer {
     'grpc.max_send_message_length': -1,
     interceptors: [...(options.interceptors ?? [])],
   });
-  const implementation: UntypedServiceImplementation = {};
-  for (const method of GRPC_METHODS.values()) {
-    implementation[method.operation] = method.streaming
-      ? (call: ServerWritableStream<Buffer, Buffer>) => void service.stream(method, call)
-      : (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) =>
-          void service.unary(method, call, callback);
+  const services: Iterable<GrpcMethod>[] = [GRPC_METHODS.values()];
+  if (options.compat !== undefined) services.push(options.compat.methods);
+  for (const methods of services) {
+    const list = [...methods];
+    const implementation: UntypedServiceImplementation = {};
+    for (const method of list) {
+      implementation[method.operation] = method.streaming
+        ? (call: ServerWritableStream<Buffer, Buffer>) => void service.stream(method, call)
+        : (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) =>
+            void service.unary(method, call, callback);
+    }
+    server.addService(serviceDefinition(list), implementation);
   }
-  server.addService(serviceDefinition(), implementation);
   const health = addIntrospection(server, {
     health: options.health ?? true,
     reflection: options.reflection ?? true,

@@ -56,15 +56,60 @@ function isErrorStatusBody(value: unknown): value is { error: Record<string, unk
   return typeof error === 'object' && error !== null;
 }
 
+/**
+ * How an HTTP+JSON transport writes its requests and reads its answers: A2A 1.0 as it is
+ * ({@link A2A_REST}), or a translation at the edge (A2A 0.3's `/v1/...`). The HTTP, SSE and
+ * size handling and the validation of what comes back are the transport's, whatever the dialect.
+ */
+export interface RestDialect {
+  /** The media type of request bodies (`application/a2a+json` for 1.0; 0.3 says `application/json`). */
+  readonly mediaType: string;
+  /**
+   * The HTTP request of a call; `method` overrides the mapping's verb (`SubscribeToTask` over POST).
+   *
+   * @throws a typed A2A error for an operation the dialect cannot express (nothing is sent).
+   */
+  route(call: UnaryCall | StreamCall, method: RestRoute['method'] | undefined): RestRoute;
+  /** Adjusts the service-parameter headers of a request. */
+  editHeaders(headers: Headers): void;
+  /** Whether the data of an SSE event is an error body (besides `event: error`). */
+  isErrorBody(value: unknown): boolean;
+  /** The typed A2A error of an error body with its HTTP status, `undefined` when it has none. */
+  errorOf(status: number, body: unknown): Error | undefined;
+  /** The 1.0 result of `operation` from the parsed body (validated afterwards). */
+  resultOf(operation: UnaryOperationName, body: unknown, where: string): unknown;
+  /**
+   * The 1.0 stream payload of an event (validated afterwards), `undefined` to skip the event;
+   * `final` ends the stream after it.
+   */
+  eventOf(
+    value: unknown,
+    where: string,
+  ): { readonly payload: unknown; readonly final: boolean } | undefined;
+}
+
+/** A2A 1.0: the proto's `google.api.http` mapping, bodies and events read as they are. */
+export const A2A_REST: RestDialect = {
+  mediaType: A2A_JSON_MEDIA_TYPE,
+  route: (call, method) => restRoute(call.operation, call.message, call.url, method),
+  editHeaders: () => undefined,
+  isErrorBody: isErrorStatusBody,
+  errorOf: (status, body) => fromHttpErrorBody(status, body),
+  resultOf: (_operation, body) => body,
+  eventOf: (value) => ({ payload: value, final: false }),
+};
+
 class RestClientTransport implements ClientTransport {
   readonly protocolBinding = HTTP_JSON_BINDING;
   readonly #send: HttpSend;
   readonly #maxEventLength: number;
   readonly #maxResponseBytes: number;
+  readonly #dialect: RestDialect;
   /** The server refused `GET …:subscribe` with 405: use `POST` from now on. */
   #subscribeWithPost = false;
 
-  constructor(context: ClientTransportContext) {
+  constructor(context: ClientTransportContext, dialect: RestDialect) {
+    this.#dialect = dialect;
     this.#send = context.send;
     this.#maxEventLength = context.maxEventLength;
     this.#maxResponseBytes = context.maxResponseBytes;
@@ -72,7 +117,7 @@ class RestClientTransport implements ClientTransport {
 
   async unary<N extends UnaryOperationName>(call: UnaryCall<N>): Promise<UnaryCallResult<N>> {
     const { operation } = call;
-    const request = this.#request(call, restRoute(operation, call.message, call.url), JSON_ACCEPT);
+    const request = this.#request(call, this.#dialect.route(call, undefined), JSON_ACCEPT);
     const response = await this.#send(request);
     const text = await readBodyText(response, request, this.#maxResponseBytes);
     if (!response.ok) throw this.#failure(response, text, request);
@@ -90,7 +135,8 @@ class RestClientTransport implements ClientTransport {
         `${where} answered ${mediaType}, not ${A2A_JSON_MEDIA_TYPE}: ${excerpt(text)}`,
       );
     }
-    const message = parseOperationResult(operation, parseJsonBody(text, request), where);
+    const body = this.#dialect.resultOf(operation, parseJsonBody(text, request), where);
+    const message = parseOperationResult(operation, body, where);
     return { stream: false, message, headers };
   }
 
@@ -120,15 +166,16 @@ class RestClientTransport implements ClientTransport {
     call: StreamCall,
     method: RestRoute['method'] | undefined,
   ): Promise<{ response: Response; request: Request }> {
-    const route = restRoute(call.operation, call.message, call.url, method);
+    const route = this.#dialect.route(call, method);
     const request = this.#request(call, route, STREAM_ACCEPT);
     return { response: await this.#send(request), request };
   }
 
   #request(call: UnaryCall | StreamCall, route: RestRoute, accept: string): Request {
     const headers = new Headers(call.headers);
+    this.#dialect.editHeaders(headers);
     headers.set('accept', accept);
-    if (route.body !== undefined) headers.set('content-type', A2A_JSON_MEDIA_TYPE);
+    if (route.body !== undefined) headers.set('content-type', this.#dialect.mediaType);
     const lastEventId = call.stream ? call.lastEventId : undefined;
     if (lastEventId !== undefined) headers.set('last-event-id', lastEventId);
     const init: RequestInit = { method: route.method, headers, signal: call.signal };
@@ -144,34 +191,49 @@ class RestClientTransport implements ClientTransport {
     } catch {
       return httpStatusError(response, text, request);
     }
-    return fromHttpErrorBody(response.status, body) ?? httpStatusError(response, text, request);
+    return this.#dialect.errorOf(response.status, body) ?? httpStatusError(response, text, request);
   }
 
   async *#events(response: Response, request: Request): AsyncGenerator<StreamItem> {
     const where = describeRequest(request);
     for await (const event of readSseEvents(response, request, this.#maxEventLength)) {
-      yield this.#item(event, request, where);
+      const read = this.#read(event, request, where);
+      if (read === undefined) continue;
+      const payload = parseStreamPayload(read.payload, where);
+      yield event.id === undefined || event.id === '' ? { payload } : { id: event.id, payload };
+      // A stream is over once an event says so (0.3's `final`), whether or not the agent closes it.
+      if (read.final) return;
     }
   }
 
-  #item(event: SseEvent, request: Request, where: string): StreamItem {
+  #read(event: SseEvent, request: Request, where: string): ReturnType<RestDialect['eventOf']> {
     const value = parseJsonBody(event.data, request);
-    if (event.event === 'error' || isErrorStatusBody(value)) {
-      const status = isErrorStatusBody(value) ? value.error.code : undefined;
-      const code = typeof status === 'number' ? status : 500;
+    if (event.event === 'error' || this.#dialect.isErrorBody(value)) {
+      // An event has no HTTP status of its own: the status body's code, else 500.
+      const code = isErrorStatusBody(value) ? value.error.code : undefined;
       throw (
-        fromHttpErrorBody(code, value) ??
+        this.#dialect.errorOf(typeof code === 'number' ? code : 500, value) ??
         new ProtocolViolationError(
           `${where} sent an error event that is not an A2A error: ${excerpt(event.data)}`,
         )
       );
     }
-    const payload = parseStreamPayload(value, where);
-    return event.id === undefined || event.id === '' ? { payload } : { id: event.id, payload };
+    return this.#dialect.eventOf(value, where);
   }
 }
 
 /** Creates the HTTP+JSON transport of an interface (a {@link ClientTransportFactory}). */
 export function createRestClientTransport(context: ClientTransportContext): ClientTransport {
-  return new RestClientTransport(context);
+  return new RestClientTransport(context, A2A_REST);
+}
+
+/**
+ * Creates an HTTP+JSON transport that speaks `dialect` (the same HTTP, SSE and validation as
+ * {@link createRestClientTransport}).
+ */
+export function createRestDialectTransport(
+  context: ClientTransportContext,
+  dialect: RestDialect,
+): ClientTransport {
+  return new RestClientTransport(context, dialect);
 }

@@ -14,30 +14,16 @@
 import { UnsupportedOperationError } from '../../protocol/errors.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER } from '../../protocol/service-parameters.js';
 import type { ClientTransport, ClientTransportContext } from '../client/client-transport.js';
-import { ProtocolViolationError } from '../client/transport-errors.js';
 import {
   createJsonRpcDialectTransport,
   type JsonRpcDialect,
 } from '../jsonrpc/jsonrpc-client-transport.js';
-import { translate, UntranslatableError } from './translate/untranslatable.js';
+import { translate } from './translate/untranslatable.js';
+import { translated } from './v03-client-read.js';
 import { errorFromV03 } from './translate/v03-errors.js';
 import { methodOf, requestToV03 } from './translate/v03-requests.js';
 import { resultFromV03 } from './translate/v03-results.js';
 import { streamEventFromV03 } from './translate/v03-task.js';
-
-/** Reads a 0.3 value into 1.0; what cannot be read is the agent's protocol violation. */
-function translated<T>(where: string, run: () => T): T {
-  try {
-    return run();
-  } catch (error) {
-    if (!(error instanceof UntranslatableError)) throw error;
-    throw new ProtocolViolationError(
-      `${error.message} (from ${where}, an A2A 0.3 agent)`,
-      error.violations,
-      { cause: error },
-    );
-  }
-}
 
 /** A2A 0.3 over the JSON-RPC transport. */
 const A2A_V03_JSONRPC: JsonRpcDialect = {

@@ -60,6 +60,21 @@ export interface V03Call {
   /** The tenant of the 0.3 interface (0.3 requests carry none). */
   readonly tenant: string;
   readonly agentInterfaces: () => AgentInterface[];
+  /** How results, errors and events are written; JSON-RPC 0.3 responses by default. */
+  readonly wire?: V03Wire | undefined;
+}
+
+/**
+ * How a 0.3 binding writes what the call produced: JSON-RPC 0.3 envelopes, or the bare ProtoJSON
+ * bodies of HTTP+JSON 0.3. Both start from the kind-tagged 0.3 value.
+ */
+export interface V03Wire {
+  /** The response body of a kind-tagged 0.3 result (may throw: the server's fault). */
+  result(operation: OperationName, result: unknown): string;
+  /** The response body of an error. */
+  error(error: A2AError): string;
+  /** The SSE framing of a stream's events. */
+  framing(logger: Logger): SseFraming;
 }
 
 /** What the door writes back: a body, nothing, or a stream; with what the log reads. */
@@ -84,6 +99,15 @@ function envelope(idToken: string, member: 'result' | 'error', json: string): st
 /** A 0.3 JSON-RPC error response. */
 export function v03ErrorBody(idToken: string, error: A2AError): string {
   return envelope(idToken, 'error', JSON.stringify(errorToV03(error)));
+}
+
+/** JSON-RPC 0.3: every body an envelope echoing the request id. */
+function jsonRpcWire(idToken: string): V03Wire {
+  return {
+    result: (_operation, result) => envelope(idToken, 'result', JSON.stringify(result)),
+    error: (error) => v03ErrorBody(idToken, error),
+    framing: (logger) => new V03Framing(idToken, logger),
+  };
 }
 
 /** Frames each 1.0 event as a 0.3 JSON-RPC response whose result is the 0.3 event. */
@@ -136,6 +160,7 @@ export async function serveV03Call(
   logger: Logger,
 ): Promise<V03Outcome> {
   const method = call.method;
+  const writer = call.wire ?? jsonRpcWire(call.idToken);
   if (!isV03Method(method)) return failed(call, methodNotFound(method), undefined, undefined);
   const operation = OPERATION_OF[method];
   let request: unknown;
@@ -165,12 +190,7 @@ export async function serveV03Call(
     const activatedExtensions = opened.activatedExtensions;
     if (isStreaming(operation)) {
       const events = await openStream(handler, operation, opened.call, request as never);
-      const stream = new SseEventStream(
-        events,
-        new V03Framing(call.idToken, logger),
-        logger,
-        operation,
-      );
+      const stream = new SseEventStream(events, writer.framing(logger), logger, operation);
       if (call.notification) {
         stream.stop();
         return {
@@ -191,16 +211,16 @@ export async function serveV03Call(
     const result = await listAll(handler, operation, opened.call, request, call);
     const taskId = taskIdOf(request, result);
     if (call.notification) return { reply: { kind: 'empty' }, operation, taskId, error: undefined };
-    let json: string;
+    let body: string;
     try {
-      json = JSON.stringify(resultToV03(operation, result));
+      body = writer.result(operation, resultToV03(operation, result));
     } catch (error) {
       logger.error({ err: error, operation }, 'a result could not be written in A2A 0.3');
       throw new InternalError();
     }
     return {
       activatedExtensions,
-      reply: { kind: 'body', body: envelope(call.idToken, 'result', json) },
+      reply: { kind: 'body', body },
       operation,
       taskId,
       error: undefined,
@@ -258,7 +278,7 @@ function failed(
   const taskId = taskIdOf(request, undefined);
   if (call.notification) return { reply: { kind: 'empty' }, operation, taskId, error };
   return {
-    reply: { kind: 'body', body: v03ErrorBody(call.idToken, error) },
+    reply: { kind: 'body', body: (call.wire ?? jsonRpcWire(call.idToken)).error(error) },
     operation,
     taskId,
     error,

@@ -1,12 +1,14 @@
 /**
  * `compatV03()`: serve A2A 0.3 clients beside 1.0 ones (`tandem serve --compat 0.3`). JSON-RPC 0.3
- * on the JSON-RPC endpoint (`v03-jsonrpc-door.ts`), the card with the 0.3 fields beside the 1.0 ones
+ * on the JSON-RPC endpoint (`v03-jsonrpc-door.ts`), HTTP+JSON 0.3 under `/v1/` beside each HTTP+JSON
+ * interface (`v03-rest-door.ts`), the card with the 0.3 fields beside the 1.0 ones
  * (`v03-card.ts`), also at the legacy `/.well-known/agent.json`. Rules in docs/compat-0.3.md.
  */
 
 import type { ServerCompat } from '../server/server-compat.js';
 import { cardWithV03Fields } from './translate/v03-card.js';
 import { withV03JsonRpc } from './v03-jsonrpc-door.js';
+import { withV03Rest } from './v03-rest-door.js';
 
 /** The legacy well-known path of 0.2/0.3 cards. */
 export const LEGACY_CARD_PATH = '/.well-known/agent.json';
@@ -17,7 +19,7 @@ export const COMPAT_VERSIONS = ['0.3'] as const;
 /** Serves A2A 0.3 clients too; pass it as the `compat` option of the server. */
 export function compatV03(): ServerCompat {
   return {
-    mount: withV03JsonRpc,
+    mount: (bindings, context) => withV03Rest(withV03JsonRpc(bindings, context), context),
     cardPaths: [LEGACY_CARD_PATH],
     present: cardWithV03Fields,
   };

@@ -1,6 +1,6 @@
 /**
- * The behaviour suite's core cases over A2A 0.3: Tandem's client held to the 0.3 JSON-RPC
- * interface of a `--compat 0.3` server (the card it is given lists only the 0.3 interfaces), so
+ * The behaviour suite's core cases over A2A 0.3: Tandem's client held to the 0.3 JSON-RPC or
+ * HTTP+JSON interface of a `--compat 0.3` server (the card it is given lists only that one), so
  * that every call crosses the translation twice — 1.0 → 0.3 in the client, 0.3 → 1.0 in the
  * server, and back — over every store. Sending (blocking, non-blocking, direct replies,
  * multi-turn), streaming, subscribing with resume after an event id, cancel, errors, the
@@ -31,7 +31,8 @@ import { openStore, type OpenedStore } from '../../support/stores.js';
 
 describeMatrix(
   'A2A 0.3 client against --compat 0.3',
-  ({ store: storeName }) => {
+  ({ binding, store: storeName }) => {
+    const protocolBinding = binding === 'rest' ? 'HTTP+JSON' : 'JSONRPC';
     let store: OpenedStore;
     let runtime: TaskRuntime;
     let server: A2ANodeServer;
@@ -54,7 +55,9 @@ describeMatrix(
       ).json()) as AgentCard;
       card = {
         ...served,
-        supportedInterfaces: served.supportedInterfaces.filter((i) => i.protocolVersion === '0.3'),
+        supportedInterfaces: served.supportedInterfaces.filter(
+          (i) => i.protocolVersion === '0.3' && i.protocolBinding === protocolBinding,
+        ),
       };
       client = await createClient(base, { card });
     });
@@ -72,6 +75,7 @@ describeMatrix(
 
     it('talks over the 0.3 interface', () => {
       expect(client.selectedInterface.protocolVersion).toBe('0.3');
+      expect(client.selectedInterface.protocolBinding).toBe(protocolBinding);
     });
 
     it('sends and waits for the completed task', async () => {
@@ -186,7 +190,7 @@ describeMatrix(
       expect(extended.supportedInterfaces.some((i) => i.protocolVersion === '0.3')).toBe(true);
     });
   },
-  { bindings: ['jsonrpc'] },
+  { bindings: ['jsonrpc', 'rest'] },
 );
 
 describe('a 1.0 card with a 0.3 interface', () => {

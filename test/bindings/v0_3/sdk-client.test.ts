@@ -94,13 +94,17 @@ describe('the card with --compat 0.3', () => {
       protocolVersion: '0.3.0',
       url: `${base}/a2a`,
       preferredTransport: 'JSONRPC',
-      additionalInterfaces: [{ url: `${base}/a2a`, transport: 'JSONRPC' }],
+      additionalInterfaces: [
+        { url: `${base}/a2a`, transport: 'JSONRPC' },
+        { url: base, transport: 'HTTP+JSON' },
+      ],
       supportsAuthenticatedExtendedCard: true,
     });
     expect(card.supportedInterfaces).toEqual([
       { url: `${base}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url: `${base}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
       { url: base, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      { url: base, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
     ]);
     const legacy = await (await fetch(`${base}/.well-known/agent.json`)).json();
     expect(legacy).toEqual(card);

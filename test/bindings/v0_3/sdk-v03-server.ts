@@ -2,7 +2,9 @@
  * A server that speaks only A2A 0.3: the official JS SDK's last 0.3 release (`a2a-sdk-v03`),
  * built as its samples build one — an `AgentExecutor` publishing to the event bus, a
  * `DefaultRequestHandler`, `A2AExpressApp` — with its 0.3 card at `/.well-known/agent-card.json`
- * and at `/legacy/.well-known/agent.json`. Shared by the client and CLI tests.
+ * and at `/legacy/.well-known/agent.json`; and the SDK's HTTP+JSON handler (`restHandler`) at
+ * `/rest`, with a card that lists only that interface at `/rest-only/.well-known/agent-card.json`.
+ * Shared by the client and CLI tests.
  */
 
 import type { AddressInfo } from 'node:net';
@@ -16,7 +18,7 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from 'a2a-sdk-v03/server';
-import { A2AExpressApp } from 'a2a-sdk-v03/server/express';
+import { A2AExpressApp, restHandler, UserBuilder } from 'a2a-sdk-v03/server/express';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -136,9 +138,15 @@ export async function startSdkV03Server(): Promise<SdkV03Server> {
   };
   const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new Executor());
   new A2AExpressApp(handler).setupRoutes(app, '/a2a');
+  app.use(
+    '/rest',
+    restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }),
+  );
   // The SDK serves its card below the JSON-RPC path; agents put it at the root too.
   app.get('/.well-known/agent-card.json', (_req, res) => void res.json(card));
   app.get('/legacy/.well-known/agent.json', (_req, res) => void res.json(card));
+  const restCard: V03Card = { ...card, url: `${base}/rest`, preferredTransport: 'HTTP+JSON' };
+  app.get('/rest-only/.well-known/agent-card.json', (_req, res) => void res.json(restCard));
   return {
     url: base,
     close: async () => {
