@@ -293,6 +293,9 @@ export function createGrpcServer(options: A2AGrpcServerOptions): A2AGrpcServer {
   const server = new Server({
     'grpc.max_receive_message_length': maxMessageBytes,
     'grpc.max_send_message_length': -1,
+    // Channelz keeps per-call counters and traces for an admin service Tandem does not serve;
+    // they cost every call.
+    'grpc.enable_channelz': 0,
     interceptors: [...(options.interceptors ?? [])],
   });
   const services: Iterable<GrpcMethod>[] = [GRPC_METHODS.values()];
