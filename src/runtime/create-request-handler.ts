@@ -37,7 +37,6 @@ import {
   effectiveCapabilities,
   extendedCardOf,
   negotiateExtensions,
-  pushNotificationsUnavailable,
   requireStreaming,
   type RuntimeCard,
 } from './agent-capabilities.js';
@@ -63,6 +62,7 @@ import type { TaskAccessPolicy } from './task-access-policy.js';
 import { waitAtMost } from './wait-at-most.js';
 import type { TaskExecution } from './task-execution.js';
 import type { PushNotifications } from './push-notifications.js';
+import { PushConfigOperations } from './push-config-operations.js';
 import { withJsonText } from '../protocol/json-text.js';
 
 /** Options of {@link createRequestHandler}. */
@@ -109,9 +109,6 @@ export interface RequestHandlerOptions {
   readonly accessPolicy?: TaskAccessPolicy;
 }
 
-/** Where an inline push config sits in a SendMessage request, for its errors. */
-const INLINE_PUSH_FIELD = 'configuration.taskPushNotificationConfig';
-
 /** How long executions may take to return once their task was canceled at shutdown. */
 const SHUTDOWN_GRACE_MS = 1_000;
 
@@ -147,7 +144,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
   readonly #contentLimits: Required<TaskContentLimits> | undefined;
   readonly #accessPolicy: TaskAccessPolicy | undefined;
   readonly #inputModes: string[];
-  readonly #push: PushNotifications | undefined;
+  readonly #push: PushConfigOperations;
   readonly #streams = new Set<TaskEventStream>();
   readonly #shutdown = new AbortController();
 
@@ -171,7 +168,10 @@ class RuntimeRequestHandler implements A2ARequestHandler {
       options.push !== undefined,
     );
     // An agent that declares pushNotifications: false keeps them off.
-    this.#push = this.capabilities.pushNotifications === true ? options.push : undefined;
+    this.#push = new PushConfigOperations(
+      this.capabilities.pushNotifications === true ? options.push : undefined,
+      this.#scopes,
+    );
     this.card = completeCard(options.agent.card, this.capabilities);
     this.#inputModes = acceptedInputModes(this.card);
   }
@@ -192,20 +192,12 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     return negotiateExtensions(this.capabilities, call.requestedExtensions);
   }
 
-  #requirePush(): PushNotifications {
-    if (this.#push === undefined) throw pushNotificationsUnavailable();
-    return this.#push;
-  }
-
   /** Validates a message and prepares the execution that will answer it (not started yet). */
   async #admit(call: CallContext, request: SendMessageRequest): Promise<TaskExecution> {
     if (this.#shutdown.signal.aborted) {
       throw new UnsupportedOperationError('The server is shutting down; retry on another replica');
     }
-    const inline = request.configuration?.taskPushNotificationConfig;
-    if (inline !== undefined) {
-      await this.#requirePush().check(inline, INLINE_PUSH_FIELD);
-    }
+    await this.#push.checkInline(request);
     return await admitMessage(
       {
         agent: this.#agent,
@@ -225,25 +217,6 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     void execution.start().then(() => this.#runtime.end(execution.run));
   }
 
-  /**
-   * Stores the inline push config of a message once its task exists: a new task's config gets
-   * every event from its first (`fromSeq` 0), a continued task's the events of this turn.
-   */
-  async #attachInlinePush(
-    call: CallContext,
-    request: SendMessageRequest,
-    execution: TaskExecution,
-    fromSeq: number,
-  ): Promise<void> {
-    const inline = request.configuration?.taskPushNotificationConfig;
-    if (inline === undefined) return;
-    await this.#requirePush().create(
-      this.#scopes.of(call),
-      { ...inline, taskId: execution.taskId },
-      { field: INLINE_PUSH_FIELD, fromSeq },
-    );
-  }
-
   async sendMessage(call: CallContext, request: SendMessageRequest): Promise<SendMessageResponse> {
     const execution = await this.#admit(call, request);
     // The task it returns is then at hand, not read back from the store.
@@ -253,7 +226,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     const outcome = await execution.outcome;
     if (outcome.kind === 'message') return { message: outcome.message };
     if (outcome.kind === 'refused') throw outcome.error;
-    await this.#attachInlinePush(call, request, execution, pushFrom);
+    await this.#push.attachInline(call, request, execution.taskId, pushFrom);
     const historyLength = request.configuration?.historyLength;
     if (request.configuration?.returnImmediately !== true) {
       // Settles on a terminal or interrupted state once it is stored, also one written by
@@ -302,7 +275,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
       });
     }
     try {
-      await this.#attachInlinePush(call, request, execution, pushFrom);
+      await this.#push.attachInline(call, request, execution.taskId, pushFrom);
     } catch (error) {
       await stream.return();
       throw error;
@@ -371,32 +344,32 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     });
   }
 
-  async createTaskPushNotificationConfig(
+  createTaskPushNotificationConfig(
     call: CallContext,
     request: TaskPushNotificationConfig,
   ): Promise<TaskPushNotificationConfig> {
-    return await this.#requirePush().create(this.#scopes.of(call), request);
+    return this.#push.create(call, request);
   }
 
-  async getTaskPushNotificationConfig(
+  getTaskPushNotificationConfig(
     call: CallContext,
     request: GetTaskPushNotificationConfigRequest,
   ): Promise<TaskPushNotificationConfig> {
-    return await this.#requirePush().get(this.#scopes.of(call), request);
+    return this.#push.get(call, request);
   }
 
-  async listTaskPushNotificationConfigs(
+  listTaskPushNotificationConfigs(
     call: CallContext,
     request: ListTaskPushNotificationConfigsRequest,
   ): Promise<ListTaskPushNotificationConfigsResponse> {
-    return await this.#requirePush().list(this.#scopes.of(call), request);
+    return this.#push.list(call, request);
   }
 
-  async deleteTaskPushNotificationConfig(
+  deleteTaskPushNotificationConfig(
     call: CallContext,
     request: DeleteTaskPushNotificationConfigRequest,
   ): Promise<void> {
-    await this.#requirePush().delete(this.#scopes.of(call), request);
+    return this.#push.delete(call, request);
   }
 
   // eslint-disable-next-line @typescript-eslint/require-await -- errors must become rejections

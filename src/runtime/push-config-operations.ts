@@ -1,0 +1,89 @@
+/**
+ * The push config operations of a request handler (create, get, list, delete) and the config
+ * given inline with a message, each in the scope of its caller. Kept apart from the handler
+ * because they only translate a call into the {@link PushNotifications} seam: without one, every
+ * operation answers `PushNotificationNotSupportedError`.
+ */
+
+import type {
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  SendMessageRequest,
+  TaskPushNotificationConfig,
+} from '../protocol/generated/types.js';
+import { pushNotificationsUnavailable } from './agent-capabilities.js';
+import type { CallContext } from './call-context.js';
+import type { PushNotifications } from './push-notifications.js';
+import type { TaskScopes } from './task-scopes.js';
+
+/** Where an inline push config sits in a SendMessage request, for its errors. */
+export const INLINE_PUSH_FIELD = 'configuration.taskPushNotificationConfig';
+
+/** The push operations of one agent's handler. */
+export class PushConfigOperations {
+  readonly #push: PushNotifications | undefined;
+  readonly #scopes: TaskScopes;
+
+  /** `push` absent: push is off, and every operation says so. */
+  constructor(push: PushNotifications | undefined, scopes: TaskScopes) {
+    this.#push = push;
+    this.#scopes = scopes;
+  }
+
+  #require(): PushNotifications {
+    if (this.#push === undefined) throw pushNotificationsUnavailable();
+    return this.#push;
+  }
+
+  /** Checks the inline config of a message, if it has one, before anything is stored. */
+  async checkInline(request: SendMessageRequest): Promise<void> {
+    const inline = request.configuration?.taskPushNotificationConfig;
+    if (inline !== undefined) await this.#require().check(inline, INLINE_PUSH_FIELD);
+  }
+
+  /**
+   * Stores the inline push config of a message once its task exists: a new task's config gets
+   * every event from its first (`fromSeq` 0), a continued task's the events of this turn.
+   */
+  async attachInline(
+    call: CallContext,
+    request: SendMessageRequest,
+    taskId: string,
+    fromSeq: number,
+  ): Promise<void> {
+    const inline = request.configuration?.taskPushNotificationConfig;
+    if (inline === undefined) return;
+    await this.#require().create(
+      this.#scopes.of(call),
+      { ...inline, taskId },
+      { field: INLINE_PUSH_FIELD, fromSeq },
+    );
+  }
+
+  async create(
+    call: CallContext,
+    request: TaskPushNotificationConfig,
+  ): Promise<TaskPushNotificationConfig> {
+    return await this.#require().create(this.#scopes.of(call), request);
+  }
+
+  async get(
+    call: CallContext,
+    request: GetTaskPushNotificationConfigRequest,
+  ): Promise<TaskPushNotificationConfig> {
+    return await this.#require().get(this.#scopes.of(call), request);
+  }
+
+  async list(
+    call: CallContext,
+    request: ListTaskPushNotificationConfigsRequest,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    return await this.#require().list(this.#scopes.of(call), request);
+  }
+
+  async delete(call: CallContext, request: DeleteTaskPushNotificationConfigRequest): Promise<void> {
+    await this.#require().delete(this.#scopes.of(call), request);
+  }
+}
