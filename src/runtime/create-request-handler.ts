@@ -197,7 +197,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     if (this.#shutdown.signal.aborted) {
       throw new UnsupportedOperationError('The server is shutting down; retry on another replica');
     }
-    await this.#push.checkInline(request);
+    await this.#push.checkInline(call, request);
     return await admitMessage(
       {
         agent: this.#agent,

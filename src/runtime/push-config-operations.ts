@@ -37,10 +37,20 @@ export class PushConfigOperations {
     return this.#push;
   }
 
-  /** Checks the inline config of a message, if it has one, before anything is stored. */
-  async checkInline(request: SendMessageRequest): Promise<void> {
+  /**
+   * Checks the inline config of a message, if it has one, before anything is stored: its
+   * destination, and for a message continuing a task that the task has room for one more.
+   */
+  async checkInline(call: CallContext, request: SendMessageRequest): Promise<void> {
     const inline = request.configuration?.taskPushNotificationConfig;
-    if (inline !== undefined) await this.#require().check(inline, INLINE_PUSH_FIELD);
+    if (inline === undefined) return;
+    const push = this.#require();
+    await push.check(inline, INLINE_PUSH_FIELD);
+    const taskId = request.message.taskId;
+    if (taskId !== undefined && taskId !== '') {
+      const id = inline.id === undefined || inline.id === '' ? undefined : inline.id;
+      await push.checkRoom(this.#scopes.of(call), taskId, id);
+    }
   }
 
   /**

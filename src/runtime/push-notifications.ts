@@ -30,6 +30,12 @@ export interface PushNotifications {
     config: TaskPushNotificationConfig,
     options?: { readonly field?: string; readonly fromSeq?: number },
   ): Promise<TaskPushNotificationConfig>;
+  /**
+   * Checks that a config (with id `id`, when given) can be added to a task visible in `scope`
+   * without passing the limit of configs per task, before a message that carries it is
+   * admitted; `create` checks again in the same write as the config.
+   */
+  checkRoom(scope: TaskScope, taskId: string, id?: string): Promise<void>;
   get(
     scope: TaskScope,
     request: GetTaskPushNotificationConfigRequest,

@@ -8,6 +8,7 @@ import type {
   PushConfigRecord,
   PushDeliveryState,
   PushDeliveryUpdate,
+  PutConfigOptions,
   StoredPushConfig,
   TaskPushStore,
 } from './push-store.js';
@@ -73,16 +74,20 @@ export class MemoryPushConfigs implements TaskPushStore {
   putConfig(
     scope: TaskScope,
     config: PushConfigRecord,
-    fromSeq?: number,
-  ): Promise<StoredPushConfig | undefined> {
+    options: PutConfigOptions = {},
+  ): Promise<StoredPushConfig | undefined | 'limit-reached'> {
     const task = this.#tasks.visible(scope, config.taskId);
     if (task === undefined) return Promise.resolve(undefined);
+    const { fromSeq, maxConfigs } = options;
     let configs = this.#byTask.get(config.taskId);
+    const existing = configs?.get(config.id);
+    if (existing === undefined && maxConfigs !== undefined && (configs?.size ?? 0) >= maxConfigs) {
+      return Promise.resolve('limit-reached');
+    }
     if (configs === undefined) {
       configs = new Map();
       this.#byTask.set(config.taskId, configs);
     }
-    const existing = configs.get(config.id);
     const entry: Entry =
       existing === undefined
         ? {

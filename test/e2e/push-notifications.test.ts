@@ -6,7 +6,11 @@
  */
 
 import { afterEach, expect, it } from 'vitest';
-import { InvalidParamsError, TaskNotFoundError } from '../../src/index.js';
+import {
+  InvalidParamsError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '../../src/index.js';
 import type { Authenticator } from '../../src/server.js';
 import { testAgent } from '../support/agents.js';
 import { rejection, violatedFields } from '../support/a2a-errors.js';
@@ -240,6 +244,47 @@ describeBehaviour('push notifications', (env) => {
     expect(ids[4]).not.toBe(ids[0]);
     expect(payloadKinds(hook.delivered)).toEqual(['status:TASK_STATE_INPUT_REQUIRED']);
     expect(hook.requests[4]?.payload?.statusUpdate?.taskId).toBe(task.id);
+  });
+
+  it('refuses an eleventh config of a task (maxConfigsPerTask, also inline), storing nothing, while replacing one by its id works', async () => {
+    const { agent } = await serve();
+    const hook = await receiver();
+    const task = await agent.sendTask(send('ask'));
+    for (let i = 0; i < 10; i++) {
+      await agent.createTaskPushNotificationConfig({ taskId: task.id, id: `c${i}`, url: hook.url });
+    }
+    const limitMessage = `Task ${task.id} already has 10 push notification configs, the most it may (limit maxConfigsPerTask 10); delete one, or replace one by its id`;
+    const refused = await rejection(
+      agent.createTaskPushNotificationConfig({ taskId: task.id, url: hook.url }),
+      UnsupportedOperationError,
+    );
+    expect(refused.message).toBe(limitMessage);
+    const inline = await rejection(
+      agent.sendTask(
+        send('Ada', { taskId: task.id }, { taskPushNotificationConfig: { url: hook.url } }),
+      ),
+      UnsupportedOperationError,
+    );
+    expect(inline.message).toBe(limitMessage);
+    // Nothing was stored: no eleventh config, and the refused message did not continue the task.
+    const listed = await agent.listTaskPushNotificationConfigs({ taskId: task.id });
+    expect((listed.configs ?? []).map((c) => c.id).sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `c${i}`).sort(),
+    );
+    const after = await agent.getTask({ id: task.id });
+    expect(after.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(after.history).toHaveLength(task.history?.length ?? 0);
+    // A replacement does not count twice, directly or inline.
+    await agent.createTaskPushNotificationConfig({ taskId: task.id, id: 'c3', url: hook.url });
+    const done = await agent.sendTask(
+      send('Ada', { taskId: task.id }, { taskPushNotificationConfig: { id: 'c0', url: hook.url } }),
+    );
+    expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+    // Deleting one makes room for another.
+    await agent.deleteTaskPushNotificationConfig({ taskId: task.id, id: 'c9' });
+    await agent.createTaskPushNotificationConfig({ taskId: task.id, id: 'c10', url: hook.url });
+    const final = await agent.listTaskPushNotificationConfigs({ taskId: task.id });
+    expect(final.configs).toHaveLength(10);
   });
 
   it('stops delivering to a deleted config', async () => {

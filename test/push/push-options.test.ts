@@ -11,6 +11,8 @@ import { send } from '../support/messages.js';
 import { payloadKinds, startWebhookReceiver } from '../support/webhook-receiver.js';
 import { pollUntil } from '../support/sync.js';
 import { DestinationPolicy } from '../../src/push/destination-policy.js';
+import { parseServePush } from '../../src/cli/serve-push.js';
+import { UsageFailure } from '../../src/cli/cli-values.js';
 import { TaskNotFoundError } from '../../src/index.js';
 import {
   MemoryTaskStore,
@@ -141,6 +143,29 @@ describe('the allow list', () => {
     expect(policy.checkAddress('10.1.2.7')).toBeUndefined();
     expect(policy.checkAddress('192.168.0.1')).toMatch(/private/);
     expect(() => new DestinationPolicy(['10.0.0.0/99'])).toThrow(/not a valid CIDR/);
+  });
+});
+
+describe('the configs-per-task limit', () => {
+  it('is set by --push-max-configs or TANDEM_PUSH_MAX_CONFIGS, a whole number of at least 1', async () => {
+    expect(parseServePush({ 'push-max-configs': '3' })?.maxConfigsPerTask).toBe(3);
+    expect(parseServePush({})?.maxConfigsPerTask).toBeUndefined();
+    process.env.TANDEM_PUSH_MAX_CONFIGS = '4';
+    try {
+      expect(parseServePush({})?.maxConfigsPerTask).toBe(4);
+      expect(parseServePush({ 'push-max-configs': '2' })?.maxConfigsPerTask).toBe(2);
+    } finally {
+      delete process.env.TANDEM_PUSH_MAX_CONFIGS;
+    }
+    expect(() => parseServePush({ 'push-max-configs': '0' })).toThrow(UsageFailure);
+    expect(() => parseServePush({ 'no-push': true, 'push-max-configs': '2' })).toThrow(
+      /--push-max-configs has no effect with --no-push/,
+    );
+    const runtime = createTaskRuntime({ store: new MemoryTaskStore() });
+    expect(() => createPushNotifier({ runtime, maxConfigsPerTask: 0 })).toThrow(
+      /maxConfigsPerTask must be a whole number of at least 1/,
+    );
+    await runtime.close();
   });
 });
 

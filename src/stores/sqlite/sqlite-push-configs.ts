@@ -9,6 +9,7 @@ import type {
   PushConfigPage,
   PushConfigRecord,
   PushDeliveryUpdate,
+  PutConfigOptions,
   StoredPushConfig,
 } from '../push-store.js';
 import type { TaskScope } from '../task-store.js';
@@ -44,6 +45,7 @@ export class SqlitePushConfigs {
     PushConfigRow
   >;
   readonly #delete: Database.Statement<[number, string]>;
+  readonly #count: Database.Statement<[number], { n: number }>;
   readonly #due: Database.Statement<[number, string, number], PushConfigRow>;
   readonly #close: Database.Statement<[number]>;
   readonly #setHolder: Database.Statement<[string, number, string]>;
@@ -82,6 +84,7 @@ export class SqlitePushConfigs {
       `SELECT ${COLUMNS} FROM ${FROM} WHERE ${SCOPED} AND c.id > ? ORDER BY c.id LIMIT ?`,
     );
     this.#delete = db.prepare('DELETE FROM push_configs WHERE task_key = ? AND id = ?');
+    this.#count = db.prepare('SELECT count(*) AS n FROM push_configs WHERE task_key = ?');
     this.#due = db.prepare(
       `SELECT ${COLUMNS}, c.task_key FROM push_configs AS c INDEXED BY push_configs_due
          JOIN tasks AS t ON t.key = c.task_key
@@ -110,11 +113,20 @@ export class SqlitePushConfigs {
     );
   }
 
-  put(scope: TaskScope, config: PushConfigRecord, fromSeq?: number): StoredPushConfig | undefined {
+  /** Runs inside the store's write transaction, so the count and the insert are one write. */
+  put(
+    scope: TaskScope,
+    config: PushConfigRecord,
+    options: PutConfigOptions = {},
+  ): StoredPushConfig | undefined | 'limit-reached' {
     const task = this.#taskKey.get(config.taskId, scope.agent, scope.tenant, scope.owner);
     if (task === undefined) return undefined;
+    const { fromSeq, maxConfigs } = options;
     const json = pushConfigJson(config);
     if (this.#replace.run(json, task.key, config.id).changes === 0) {
+      if (maxConfigs !== undefined && (this.#count.get(task.key)?.n ?? 0) >= maxConfigs) {
+        return 'limit-reached';
+      }
       const start = Math.min(fromSeq ?? task.seq, task.seq);
       this.#insert.run(task.key, config.id, json, config.createdAt, start);
     }

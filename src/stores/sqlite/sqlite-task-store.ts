@@ -134,8 +134,8 @@ export class SqliteTaskStore implements TaskStore {
     };
     const push = new SqlitePushConfigs(db);
     this.push = {
-      putConfig: (scope, config, fromSeq) =>
-        this.#writeRows(() => push.put(scope, config, fromSeq)),
+      putConfig: (scope, config, options) =>
+        this.#writeRows(() => push.put(scope, config, options)),
       getConfig: (scope, taskId, id) => this.#run(() => push.get(scope, taskId, id)),
       listConfigs: (scope, taskId, limit, afterId) =>
         this.#run(() => push.list(scope, taskId, limit, afterId)),
