@@ -31,7 +31,7 @@ import type { Logger } from '../runtime/logger.js';
 import type { PushNotifications } from '../runtime/push-notifications.js';
 import { engineOf, type TaskRuntime } from '../runtime/task-runtime.js';
 import { wholeNumberOption } from '../runtime/whole-number-option.js';
-import type { StoredPushConfig, TaskPushStore } from '../stores/push-store.js';
+import type { PushConfigRecord, StoredPushConfig, TaskPushStore } from '../stores/push-store.js';
 import type { TaskScope } from '../stores/task-store.js';
 import { DestinationPolicy } from './destination-policy.js';
 import { systemResolver, type HostResolver } from './guarded-lookup.js';
@@ -189,25 +189,29 @@ class RuntimePushNotifier implements PushNotifier {
       ]);
     }
     await this.check(config, options.field ?? '');
-    const stored = await this.#push.putConfig(
-      scope,
-      {
-        taskId,
-        id: config.id === undefined || config.id === '' ? newUuid() : config.id,
-        url: config.url,
-        ...(config.token === undefined ? {} : { token: config.token }),
-        ...(config.authentication === undefined ? {} : { authentication: config.authentication }),
-        createdAt: Date.now(),
-      },
-      {
-        maxConfigs: this.#maxConfigs,
-        ...(options.fromSeq === undefined ? {} : { fromSeq: options.fromSeq }),
-      },
-    );
+    const stored = await this.#push.putConfig(scope, this.recordOf(config, taskId), {
+      maxConfigs: this.#maxConfigs,
+      ...(options.fromSeq === undefined ? {} : { fromSeq: options.fromSeq }),
+    });
     if (stored === undefined) throw taskNotFound(taskId);
     if (stored === 'limit-reached') throw this.#limitReached(taskId);
     await this.#dispatcher.claim(taskId, stored.config.id);
     return wireConfig(scope, stored);
+  }
+
+  recordOf(config: TaskPushNotificationConfig, taskId: string): PushConfigRecord {
+    return {
+      taskId,
+      id: config.id === undefined || config.id === '' ? newUuid() : config.id,
+      url: config.url,
+      ...(config.token === undefined ? {} : { token: config.token }),
+      ...(config.authentication === undefined ? {} : { authentication: config.authentication }),
+      createdAt: Date.now(),
+    };
+  }
+
+  deliver(taskId: string, id: string): Promise<void> {
+    return this.#dispatcher.claim(taskId, id);
   }
 
   async checkRoom(scope: TaskScope, taskId: string, id?: string): Promise<void> {

@@ -198,7 +198,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
       throw new UnsupportedOperationError('The server is shutting down; retry on another replica');
     }
     await this.#push.checkInline(call, request);
-    return await admitMessage(
+    const execution = await admitMessage(
       {
         agent: this.#agent,
         runtime: this.#runtime,
@@ -210,6 +210,8 @@ class RuntimeRequestHandler implements A2ARequestHandler {
       { scope: this.#scopes.of(call), call, extensions: this.negotiateExtensions(call) },
       request,
     );
+    this.#push.withCreation(request, execution);
+    return execution;
   }
 
   /** Starts an admitted execution; its run ends with it (and gives up its lease). */
@@ -226,7 +228,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     const outcome = await execution.outcome;
     if (outcome.kind === 'message') return { message: outcome.message };
     if (outcome.kind === 'refused') throw outcome.error;
-    await this.#push.attachInline(call, request, execution.taskId, pushFrom);
+    await this.#push.attachInline(call, request, execution, pushFrom);
     const historyLength = request.configuration?.historyLength;
     if (request.configuration?.returnImmediately !== true) {
       // Settles on a terminal or interrupted state once it is stored, also one written by
@@ -275,7 +277,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
       });
     }
     try {
-      await this.#push.attachInline(call, request, execution.taskId, pushFrom);
+      await this.#push.attachInline(call, request, execution, pushFrom);
     } catch (error) {
       await stream.return();
       throw error;

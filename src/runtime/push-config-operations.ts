@@ -16,6 +16,7 @@ import type {
 import { pushNotificationsUnavailable } from './agent-capabilities.js';
 import type { CallContext } from './call-context.js';
 import type { PushNotifications } from './push-notifications.js';
+import type { TaskExecution } from './task-execution.js';
 import type { TaskScopes } from './task-scopes.js';
 
 /** Where an inline push config sits in a SendMessage request, for its errors. */
@@ -25,6 +26,8 @@ export const INLINE_PUSH_FIELD = 'configuration.taskPushNotificationConfig';
 export class PushConfigOperations {
   readonly #push: PushNotifications | undefined;
   readonly #scopes: TaskScopes;
+  /** The id of the config each execution's task is created with. */
+  readonly #withCreation = new WeakMap<TaskExecution, string>();
 
   /** `push` absent: push is off, and every operation says so. */
   constructor(push: PushNotifications | undefined, scopes: TaskScopes) {
@@ -54,17 +57,37 @@ export class PushConfigOperations {
   }
 
   /**
-   * Stores the inline push config of a message once its task exists: a new task's config gets
-   * every event from its first (`fromSeq` 0), a continued task's the events of this turn.
+   * For a message that creates a task: hands its inline config to the run, which stores it in
+   * the very write that creates the task (every event from the first), so that no crash can
+   * leave the task without it.
+   */
+  withCreation(request: SendMessageRequest, execution: TaskExecution): void {
+    const inline = request.configuration?.taskPushNotificationConfig;
+    if (inline === undefined || execution.task !== undefined) return;
+    const record = this.#require().recordOf(inline, execution.taskId);
+    execution.run.pushConfigWithCreation(record);
+    this.#withCreation.set(execution, record.id);
+  }
+
+  /**
+   * Once the message's task exists: starts delivering the config stored with its creation, or
+   * stores the inline config of a message that continued the task (this turn's events on,
+   * after `fromSeq`).
    */
   async attachInline(
     call: CallContext,
     request: SendMessageRequest,
-    taskId: string,
+    execution: TaskExecution,
     fromSeq: number,
   ): Promise<void> {
     const inline = request.configuration?.taskPushNotificationConfig;
     if (inline === undefined) return;
+    const taskId = execution.taskId;
+    const created = this.#withCreation.get(execution);
+    if (created !== undefined) {
+      await this.#require().deliver(taskId, created);
+      return;
+    }
     await this.#require().create(
       this.#scopes.of(call),
       { ...inline, taskId },

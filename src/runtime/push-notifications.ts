@@ -12,7 +12,7 @@ import type {
   ListTaskPushNotificationConfigsResponse,
   TaskPushNotificationConfig,
 } from '../protocol/generated/types.js';
-import type { TaskScope } from '../stores/task-store.js';
+import type { PushConfigRecord, TaskScope } from '../stores/task-store.js';
 
 /** Push notifications for the tasks of one store, in the scope of each caller. */
 export interface PushNotifications {
@@ -36,6 +36,13 @@ export interface PushNotifications {
    * admitted; `create` checks again in the same write as the config.
    */
   checkRoom(scope: TaskScope, taskId: string, id?: string): Promise<void>;
+  /**
+   * The config to store with a task being created (an inline config, already checked), its id
+   * generated when absent; see `TaskRun.pushConfigWithCreation`.
+   */
+  recordOf(config: TaskPushNotificationConfig, taskId: string): PushConfigRecord;
+  /** Starts delivering a config stored with its task's creation, here and now. */
+  deliver(taskId: string, id: string): Promise<void>;
   get(
     scope: TaskScope,
     request: GetTaskPushNotificationConfigRequest,

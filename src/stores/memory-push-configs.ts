@@ -54,6 +54,18 @@ export class MemoryPushConfigs implements TaskPushStore {
     return false;
   }
 
+  /** Adds the configs of a task being created (checked: distinct ids), from its first event. */
+  addForNewTask(taskId: string, configs: readonly PushConfigRecord[]): void {
+    if (configs.length === 0) return;
+    const byId = new Map<string, Entry>();
+    for (const config of configs) {
+      const entry: Entry = { config, state: initialDeliveryState(0), holder: undefined };
+      byId.set(config.id, entry);
+      this.#open.add(entry);
+    }
+    this.#byTask.set(taskId, byId);
+  }
+
   /** Drops the configs of a deleted task. */
   forgetTask(taskId: string): void {
     const configs = this.#byTask.get(taskId);

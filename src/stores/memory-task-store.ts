@@ -17,6 +17,7 @@ import { applyMutation } from '../protocol/task-projection.js';
 import { isActiveState, isTerminalState } from '../protocol/task-state.js';
 import { TaskOrderIndex } from './task-order-index.js';
 import { MemoryPushConfigs } from './memory-push-configs.js';
+import { newTaskConfigsProblem } from './push-store.js';
 import type {
   AppendRequest,
   AppendResult,
@@ -153,6 +154,10 @@ export class MemoryTaskStore implements TaskStore {
     if (problem !== undefined) return Promise.reject(problem);
     const statusTime = statusTimeOrError(task.status);
     if (typeof statusTime !== 'number') return Promise.reject(statusTime);
+    const configs = request.pushConfigs ?? [];
+    // Checked before anything is written: the task and its configs are one write.
+    const configsProblem = newTaskConfigsProblem(task.id, configs);
+    if (configsProblem !== undefined) return Promise.reject(configsProblem);
     const { scope, scopeKey } = this.#intern(request.scope);
     const stored: LiveTask = {
       compact: false,
@@ -175,6 +180,7 @@ export class MemoryTaskStore implements TaskStore {
     };
     this.#tasks.set(stored.id, stored);
     this.#indexOf(scopeKey).insert(stored);
+    this.push.addForNewTask(stored.id, configs);
     if (isTerminalState(stored.status.state)) this.#finish(stored.id);
     return Promise.resolve();
   }

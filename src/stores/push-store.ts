@@ -22,6 +22,7 @@
  */
 
 import type { AuthenticationInfo } from '../protocol/generated/types.js';
+import { InvalidTaskWriteError } from '../protocol/local-errors.js';
 import type { TaskScope } from './task-store.js';
 
 /** A push notification config as stored (the wire config without its tenant). */
@@ -141,6 +142,26 @@ export interface TaskPushStore {
     id: string,
     update: PushDeliveryUpdate,
   ): Promise<StoredPushConfig | undefined>;
+}
+
+/**
+ * Why the push configs of a task creation cannot be stored (two with one id), if they cannot:
+ * a write that breaks the store contract, refused whole.
+ */
+export function newTaskConfigsProblem(
+  taskId: string,
+  configs: readonly PushConfigRecord[],
+): InvalidTaskWriteError | undefined {
+  const ids = new Set<string>();
+  for (const config of configs) {
+    if (config.taskId !== taskId || ids.has(config.id)) {
+      return new InvalidTaskWriteError(
+        `The push configs created with task ${taskId} must be its own and have distinct ids`,
+      );
+    }
+    ids.add(config.id);
+  }
+  return undefined;
 }
 
 /** The state of a config that nothing was delivered to yet. */

@@ -14,6 +14,7 @@ import type {
 } from '../push-store.js';
 import type { TaskScope } from '../task-store.js';
 import { TERMINAL_STATES } from '../../protocol/task-state.js';
+import { InvalidTaskWriteError } from '../../protocol/local-errors.js';
 import { sqlStateList } from '../sql/task-rows.js';
 import {
   deliveryUpdateValues,
@@ -131,6 +132,24 @@ export class SqlitePushConfigs {
       this.#insert.run(task.key, config.id, json, config.createdAt, start);
     }
     return this.get(scope, config.taskId, config.id);
+  }
+
+  /**
+   * Inserts the configs of a task being created (key `taskKey`), from its first event. Runs in
+   * the creation's write; a config the table refuses (two with one id) fails it whole.
+   */
+  insertForNewTask(taskKey: number, configs: readonly PushConfigRecord[]): void {
+    for (const config of configs) {
+      try {
+        this.#insert.run(taskKey, config.id, pushConfigJson(config), config.createdAt, 0);
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') throw error;
+        throw new InvalidTaskWriteError(
+          `The push configs created with task ${config.taskId} must have distinct ids`,
+          { cause: error },
+        );
+      }
+    }
   }
 
   get(scope: TaskScope, taskId: string, id: string): StoredPushConfig | undefined {
