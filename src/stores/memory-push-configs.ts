@@ -27,6 +27,8 @@ export interface MemoryTaskLookup {
   visible(scope: TaskScope, taskId: string): MemoryTaskPosition | undefined;
   /** The task in any scope. */
   any(taskId: string): MemoryTaskPosition | undefined;
+  /** A finished task's configs have received every event (or were deleted): nothing pending. */
+  drained(taskId: string): void;
 }
 
 interface Entry {
@@ -150,6 +152,7 @@ export class MemoryPushConfigs implements TaskPushStore {
     configs.delete(id);
     this.#open.delete(entry);
     if (configs.size === 0) this.#byTask.delete(taskId);
+    this.#checkDrained(taskId);
     return Promise.resolve(true);
   }
 
@@ -209,6 +212,14 @@ export class MemoryPushConfigs implements TaskPushStore {
       return Promise.resolve(undefined);
     }
     entry.state = { ...entry.state, ...update };
+    if (task.terminal && update.deliveredSeq >= task.seq) this.#checkDrained(taskId);
     return Promise.resolve(this.#stored(entry, task));
+  }
+
+  #checkDrained(taskId: string): void {
+    const task = this.#tasks.any(taskId);
+    if (task !== undefined && task.terminal && !this.hasPending(taskId, task.seq)) {
+      this.#tasks.drained(taskId);
+    }
   }
 }

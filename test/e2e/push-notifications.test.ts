@@ -17,7 +17,9 @@ import { rejection, violatedFields } from '../support/a2a-errors.js';
 import { describeBehaviour } from '../support/behaviour-env.js';
 import { TAG_HEADER } from '../support/drivers/a2a-driver.js';
 import { send } from '../support/messages.js';
+import { pollUntil } from '../support/sync.js';
 import {
+  deliveredSeqs,
   payloadKinds,
   startWebhookReceiver,
   type WebhookReceiver,
@@ -285,6 +287,40 @@ describeBehaviour('push notifications', (env) => {
     await agent.createTaskPushNotificationConfig({ taskId: task.id, id: 'c10', url: hook.url });
     const final = await agent.listTaskPushNotificationConfigs({ taskId: task.id });
     expect(final.configs).toHaveLength(10);
+  });
+
+  it('keeps a finished task through retention while its webhook is down, then delivers every event and lets it go', async () => {
+    const { agent } = await serve();
+    const hook = await receiver();
+    let down = true;
+    hook.respondWith(() => (down ? { status: 503 } : { status: 200 }));
+    const task = await agent.sendTask(
+      send('ask', {}, { taskPushNotificationConfig: { id: 'down', url: hook.url } }),
+    );
+    const done = await agent.sendTask(send('Ada', { taskId: task.id }));
+    expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+    await hook.received(1);
+    // Retention runs while the receiver is down: every finished task is past the cutoff.
+    const purgeAll = () => env.taskStore.retention.purgeTerminalTasks(Date.now() + 60_000, 1_000);
+    await purgeAll();
+    expect((await agent.getTask({ id: task.id })).status.state).toBe('TASK_STATE_COMPLETED');
+    down = false;
+    await pollDelivered(hook, 'status:TASK_STATE_COMPLETED');
+    const kinds = payloadKinds(hook.delivered);
+    expect(kinds.slice(0, 2)).toEqual(['task', 'status:TASK_STATE_INPUT_REQUIRED']);
+    const seqs = deliveredSeqs(hook.delivered);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    // Once everything is delivered, retention deletes the task.
+    await pollUntil(async () => {
+      await purgeAll();
+      try {
+        await agent.getTask({ id: task.id });
+        return undefined;
+      } catch (error) {
+        if (error instanceof TaskNotFoundError) return true;
+        throw error;
+      }
+    }, 'the delivered task to be purged');
   });
 
   it('stops delivering to a deleted config', async () => {
