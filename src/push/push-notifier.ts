@@ -28,7 +28,7 @@ import { ConfigurationError } from '../protocol/local-errors.js';
 import { integerOption } from '../protocol/integer-option.js';
 import { newUuid } from '../protocol/uuid.js';
 import type { Logger } from '../runtime/logger.js';
-import type { PushNotifications } from '../runtime/push-notifications.js';
+import type { PushDeliveryStatus, PushNotifications } from '../runtime/push-notifications.js';
 import { engineOf, type TaskRuntime } from '../runtime/task-runtime.js';
 import { wholeNumberOption } from '../runtime/whole-number-option.js';
 import type { PushConfigRecord, StoredPushConfig, TaskPushStore } from '../stores/push-store.js';
@@ -74,29 +74,10 @@ export interface PushNotifierOptions {
   readonly logger?: Logger;
 }
 
-/** Where a config's deliveries stand (see {@link PushNotifier.deliveryStatus}). */
-export interface PushDeliveryStatus {
-  /** Events of the task not delivered (nor given up) yet. */
-  readonly pending: number;
-  /** Consecutive failed attempts since the last success. */
-  readonly failures: number;
-  /** Marked after too many consecutive failures: attempts slowed to a probe. */
-  readonly failing: boolean;
-  /** ISO time of the next attempt, while a retry waits. */
-  readonly nextAttemptAt?: string;
-  readonly lastSuccessAt?: string;
-  /** The last failure's reason (no credentials in it). */
-  readonly lastError?: string;
-  readonly lastErrorAt?: string;
-}
+export type { PushDeliveryStatus } from '../runtime/push-notifications.js';
 
 /** Push notifications for the handlers of one runtime; close it at shutdown. */
 export interface PushNotifier extends PushNotifications {
-  /**
-   * The delivery state of a config of a task visible in `scope` (the task's owner and tenant);
-   * `TaskNotFoundError` otherwise. The A2A config message has no field for it.
-   */
-  deliveryStatus(scope: TaskScope, taskId: string, id: string): Promise<PushDeliveryStatus>;
   /** Stops delivering; pending deliveries stay in the store for the next start or replica. */
   close(): Promise<void>;
 }

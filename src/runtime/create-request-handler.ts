@@ -61,7 +61,11 @@ import { taskContentLimitsOf, type TaskContentLimits } from './task-content-limi
 import type { TaskAccessPolicy } from './task-access-policy.js';
 import { waitAtMost } from './wait-at-most.js';
 import type { TaskExecution } from './task-execution.js';
-import type { PushNotifications } from './push-notifications.js';
+import type {
+  PushDeliveryStatus,
+  PushDeliveryStatusRequest,
+  PushNotifications,
+} from './push-notifications.js';
 import { PushConfigOperations } from './push-config-operations.js';
 import { withJsonText } from '../protocol/json-text.js';
 
@@ -372,6 +376,13 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     request: DeleteTaskPushNotificationConfigRequest,
   ): Promise<void> {
     return this.#push.delete(call, request);
+  }
+
+  getPushDeliveryStatus(
+    call: CallContext,
+    request: PushDeliveryStatusRequest,
+  ): Promise<PushDeliveryStatus> {
+    return this.#push.deliveryStatus(call, request);
   }
 
   // eslint-disable-next-line @typescript-eslint/require-await -- errors must become rejections

@@ -15,7 +15,11 @@ import type {
 } from '../protocol/generated/types.js';
 import { pushNotificationsUnavailable } from './agent-capabilities.js';
 import type { CallContext } from './call-context.js';
-import type { PushNotifications } from './push-notifications.js';
+import type {
+  PushDeliveryStatus,
+  PushDeliveryStatusRequest,
+  PushNotifications,
+} from './push-notifications.js';
 import type { TaskExecution } from './task-execution.js';
 import type { TaskScopes } from './task-scopes.js';
 
@@ -118,5 +122,12 @@ export class PushConfigOperations {
 
   async delete(call: CallContext, request: DeleteTaskPushNotificationConfigRequest): Promise<void> {
     await this.#require().delete(this.#scopes.of(call), request);
+  }
+
+  async deliveryStatus(
+    call: CallContext,
+    request: PushDeliveryStatusRequest,
+  ): Promise<PushDeliveryStatus> {
+    return await this.#require().deliveryStatus(this.#scopes.of(call), request.taskId, request.id);
   }
 }

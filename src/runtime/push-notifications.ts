@@ -13,6 +13,13 @@ import type {
   TaskPushNotificationConfig,
 } from '../protocol/generated/types.js';
 import type { PushConfigRecord, TaskScope } from '../stores/task-store.js';
+import { UnsupportedOperationError } from '../protocol/errors.js';
+
+/** Which config's delivery state to read (Tandem's own request; A2A has none). */
+export interface PushDeliveryStatusRequest {
+  readonly taskId: string;
+  readonly id: string;
+}
 
 /** Push notifications for the tasks of one store, in the scope of each caller. */
 export interface PushNotifications {
@@ -53,4 +60,30 @@ export interface PushNotifications {
   ): Promise<ListTaskPushNotificationConfigsResponse>;
   /** Deletes a config (idempotent); `TaskNotFoundError` when the task is not visible. */
   delete(scope: TaskScope, request: DeleteTaskPushNotificationConfigRequest): Promise<void>;
+  /**
+   * The delivery state of a config of a task visible in `scope` (the task's owner and tenant);
+   * `TaskNotFoundError` otherwise. The A2A config message has no field for it.
+   */
+  deliveryStatus(scope: TaskScope, taskId: string, id: string): Promise<PushDeliveryStatus>;
+}
+
+/** Where a config's deliveries stand (see {@link PushNotifications.deliveryStatus}). */
+export interface PushDeliveryStatus {
+  /** Events of the task not delivered (nor given up) yet. */
+  readonly pending: number;
+  /** Consecutive failed attempts since the last success. */
+  readonly failures: number;
+  /** Marked after too many consecutive failures: attempts slowed to a probe. */
+  readonly failing: boolean;
+  /** ISO time of the next attempt, while a retry waits. */
+  readonly nextAttemptAt?: string;
+  readonly lastSuccessAt?: string;
+  /** The last failure's reason (no credentials in it). */
+  readonly lastError?: string;
+  readonly lastErrorAt?: string;
+}
+
+/** The answer of a handler that does not report push delivery status (a custom one). */
+export function deliveryStatusUnsupported(): UnsupportedOperationError {
+  return new UnsupportedOperationError('This agent does not report push delivery status');
 }

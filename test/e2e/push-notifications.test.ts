@@ -12,6 +12,7 @@ import {
   UnsupportedOperationError,
 } from '../../src/index.js';
 import type { Authenticator } from '../../src/server.js';
+import { getPushDeliveryStatus } from '../../src/client.js';
 import { testAgent } from '../support/agents.js';
 import { rejection, violatedFields } from '../support/a2a-errors.js';
 import { describeBehaviour } from '../support/behaviour-env.js';
@@ -322,6 +323,51 @@ describeBehaviour('push notifications', (env) => {
       }
     }, 'the delivered task to be purged');
   });
+
+  it.runIf(env.binding === 'rest')(
+    'shows the owner over REST what is pending, the failures and the last error, then the recovery; nobody else',
+    async () => {
+      const { agent } = await serve();
+      const hook = await receiver();
+      let accept = false;
+      hook.respondWith(() => (accept ? { status: 200 } : { status: 503 }));
+      const task = await agent.sendTask(
+        send('ask', {}, { taskPushNotificationConfig: { id: 'watched', url: hook.url } }),
+      );
+      const status = (tag: string, query: { taskId?: string; id?: string; tenant?: string } = {}) =>
+        getPushDeliveryStatus(
+          agent.url,
+          { taskId: task.id, id: 'watched', ...query },
+          { headers: { [TAG_HEADER]: tag } },
+        );
+      await hook.received(3);
+      // The third attempt comes after the second failure was recorded.
+      const failing = await status('alice-1');
+      expect(failing).toMatchObject({ failing: false, lastError: 'HTTP 503' });
+      expect(failing.failureCount).toBeGreaterThanOrEqual(2);
+      expect(failing.pendingCount).toBeGreaterThan(0);
+      expect(failing.lastErrorTime).toMatch(/Z$/);
+      for (const refused of [
+        () => status('bob-1'),
+        () => status('alice-2', { tenant: 'elsewhere' }),
+        () => status('alice-3', { id: 'no-such-config' }),
+        () => status('alice-4', { taskId: 'no-such-task' }),
+      ]) {
+        await rejection(refused(), TaskNotFoundError);
+      }
+      accept = true;
+      await pollDelivered(hook, 'status:TASK_STATE_INPUT_REQUIRED');
+      // The last delivery is recorded just after the receiver answered it: no event to await.
+      const recovered = await pollUntil(async () => {
+        const now = await status('alice-5');
+        return now.pendingCount === 0 ? now : undefined;
+      }, 'the last delivery to be recorded');
+      expect(recovered).toMatchObject({ pendingCount: 0, failureCount: 0, failing: false });
+      expect(recovered.lastSuccessTime).toMatch(/Z$/);
+      // The last error stays on record (with its time); the failures are cleared.
+      expect(recovered.lastError).toBe('HTTP 503');
+    },
+  );
 
   it('stops delivering to a deleted config', async () => {
     const { agent } = await serve();

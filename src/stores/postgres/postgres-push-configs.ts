@@ -216,7 +216,7 @@ export function postgresPushConfigs(db: PostgresDatabase): TaskPushStore {
         name: 'tandem_push_record',
         text: `UPDATE ${configs} SET delivered_seq = $1, failures = $2, failing = $3::int = 1,
                  next_attempt_at = $4, last_success_at = coalesce($5, last_success_at),
-                 last_error = $6, last_error_at = coalesce($7, last_error_at)
+                 last_error = coalesce($6, last_error), last_error_at = coalesce($7, last_error_at)
                WHERE task_id = $8 AND id = $9 AND holder = $10`,
         values: [...values, taskId, id, holder],
       });

@@ -108,7 +108,7 @@ export class SqlitePushConfigs {
     );
     this.#record = db.prepare(
       `UPDATE push_configs SET delivered_seq = ?, failures = ?, failing = ?, next_attempt_at = ?,
-         last_success_at = coalesce(?, last_success_at), last_error = ?,
+         last_success_at = coalesce(?, last_success_at), last_error = coalesce(?, last_error),
          last_error_at = coalesce(?, last_error_at)
        WHERE task_key = ? AND id = ? AND holder = ?`,
     );

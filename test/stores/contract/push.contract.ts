@@ -69,11 +69,12 @@ export function describePush(open: OpenStore): void {
       await push.putConfig(scope, config('t1', 'c'), { fromSeq: 0 });
       const claimed = await push.claim('worker-1', 10_000, 't1', 'c');
       expect(claimed?.state.deliveredSeq).toBe(0);
+      // A jittered backoff may be a fraction of a millisecond: recorded all the same.
       const failed = await push.recordDelivery('worker-1', 't1', 'c', {
         deliveredSeq: 0,
         failures: 1,
         failing: false,
-        nextAttemptAt: 5,
+        nextAttemptAt: 4.25,
         lastError: 'HTTP 503',
         lastErrorAt: 4,
       });
@@ -83,10 +84,11 @@ export function describePush(open: OpenStore): void {
         deliveredSeq: 0,
         failures: 1,
         failing: false,
-        nextAttemptAt: 5,
         lastError: 'HTTP 503',
         lastErrorAt: 4,
       });
+      expect(read?.state.nextAttemptAt).toBeGreaterThanOrEqual(4.25);
+      expect(read?.state.nextAttemptAt).toBeLessThanOrEqual(5);
       // Another holder's outcome is not recorded.
       expect(
         await push.recordDelivery('worker-2', 't1', 'c', {
@@ -104,10 +106,12 @@ export function describePush(open: OpenStore): void {
         lastSuccessAt: 9,
       });
       expect(delivered?.state).toMatchObject({ deliveredSeq: 1, failures: 0, lastSuccessAt: 9 });
+      // The last error stays on record after a success, with its time.
       expect((await push.getConfig(scope, 't1', 'c'))?.state).toMatchObject({
         deliveredSeq: 1,
         failures: 0,
         lastSuccessAt: 9,
+        lastError: 'HTTP 503',
         lastErrorAt: 4,
       });
     });
