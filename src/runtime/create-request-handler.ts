@@ -27,7 +27,6 @@ import {
   TaskNotCancelableError,
   UnsupportedOperationError,
 } from '../protocol/errors.js';
-import { UsageError } from '../protocol/local-errors.js';
 import { isTerminalState } from '../protocol/task-state.js';
 import type { StoredTask, TaskReadScope, TaskStore } from '../stores/task-store.js';
 import type { AgentDefinition } from './agent.js';
@@ -47,12 +46,7 @@ import { silentLogger, type Logger } from './logger.js';
 import type { A2ARequestHandler, EventStream } from './request-handler.js';
 import { streamEvent, type StreamEvent } from './stream-event.js';
 import type { TaskEventHub } from './task-event-hub.js';
-import {
-  createTaskRuntime,
-  engineOf,
-  type TaskRuntime,
-  type TaskRuntimeEngine,
-} from './task-runtime.js';
+import { engineOf, type TaskRuntime, type TaskRuntimeEngine } from './task-runtime.js';
 import { TaskEventStream } from './task-event-stream.js';
 import { admitMessage } from './message-intake.js';
 import { readTask } from './read-task.js';
@@ -60,6 +54,7 @@ import { TaskScopes } from './task-scopes.js';
 import { taskContentLimitsOf, type TaskContentLimits } from './task-content-limits.js';
 import type { TaskAccessPolicy } from './task-access-policy.js';
 import { waitAtMost } from './wait-at-most.js';
+import { ownRuntime, storeOf } from './handler-runtime.js';
 import type { TaskExecution } from './task-execution.js';
 import type {
   PushDeliveryStatus,
@@ -158,7 +153,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     const shared = options.runtime === undefined ? undefined : engineOf(options.runtime);
     this.#logger = options.logger ?? shared?.logger ?? silentLogger;
     this.#ownsRuntime = shared === undefined;
-    this.#runtime = shared ?? ownRuntime(storeOf(options, defaultStore), this.#logger);
+    this.#runtime = shared ?? ownRuntime(storeOf(options.store, defaultStore), this.#logger);
     this.#store = this.#runtime.store;
     this.#hub = this.#runtime.hub;
     this.#bufferSize = options.streamBufferSize ?? 256;
@@ -439,25 +434,4 @@ function checkedAfterSeq(afterSeq: number, lastSeq: number): number {
 /** The stored task, carrying its JSON when the store has it (bindings then reuse the text). */
 function taskOf(stored: StoredTask): Task {
   return stored.json === undefined ? stored.task : withJsonText(stored.task, stored.json);
-}
-
-function storeOf(
-  options: RequestHandlerOptions,
-  defaultStore: (() => TaskStore) | undefined,
-): TaskStore {
-  const store = options.store ?? defaultStore?.();
-  if (store === undefined) {
-    throw new UsageError(
-      'createRequestHandler needs a runtime or a store; import it from tandem/server, which defaults to a MemoryTaskStore',
-    );
-  }
-  return store;
-}
-
-function ownRuntime(store: TaskStore, logger: Logger): TaskRuntimeEngine {
-  const runtime = engineOf(createTaskRuntime({ store, logger }));
-  runtime.start().catch((error: unknown) => {
-    logger.error({ err: error }, 'the task runtime failed to start');
-  });
-  return runtime;
 }
