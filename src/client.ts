@@ -108,6 +108,12 @@ export type {
 } from './protocol/generated/types.js';
 export { CURRENT_PROTOCOL_VERSION } from './protocol/version.js';
 export { createPushReceiver, toNodePushListener } from './client/push-receiver.js';
+export { getPushDeliveryStatus } from './client/push-delivery-status.js';
+export type {
+  PushDeliveryStatusOptions,
+  PushDeliveryStatusQuery,
+} from './client/push-delivery-status.js';
+export type { PushDeliveryStatusJson } from './protocol/push-delivery-status.js';
 export type {
   NodeRequestLike,
   NodeResponseLike,

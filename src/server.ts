@@ -35,7 +35,7 @@ export type {
   PushNotifier,
   PushNotifierOptions,
 } from './push/push-notifier.js';
-export type { PushNotifications } from './runtime/push-notifications.js';
+export type { PushDeliveryStatusRequest, PushNotifications } from './runtime/push-notifications.js';
 export type { HostResolver } from './push/guarded-lookup.js';
 export type { RetryTiming } from './push/retry-timing.js';
 export { DELIVERY_ID_HEADER, NOTIFICATION_TOKEN_HEADER } from './protocol/push-headers.js';

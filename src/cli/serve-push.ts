@@ -12,7 +12,7 @@ import {
   type PushNotifierOptions,
   type TaskRuntime,
 } from '../server.js';
-import { parseDuration, UsageFailure } from './cli-values.js';
+import { parseDuration, parsePositiveInteger, UsageFailure } from './cli-values.js';
 
 /** The `parseArgs` options this module reads. */
 export const PUSH_OPTIONS = {
@@ -22,6 +22,7 @@ export const PUSH_OPTIONS = {
   'push-retry': { type: 'string' },
   'push-status-only': { type: 'boolean' },
   'push-coalesce': { type: 'boolean' },
+  'push-max-configs': { type: 'string' },
 } as const;
 
 /** The help lines of {@link PUSH_OPTIONS}. */
@@ -32,7 +33,8 @@ export const PUSH_HELP = `Push notifications (webhooks; on by default):
   --push-timeout <dur>    How long a webhook has to answer, 10s to 30s (default 15s)
   --push-retry <dur>      First retry delay, doubled per failure with jitter (default 1s)
   --push-status-only      Deliver only task snapshots and status updates
-  --push-coalesce         Send consecutive chunks of one artifact as one update`;
+  --push-coalesce         Send consecutive chunks of one artifact as one update
+  --push-max-configs <n>  Most push configs one task may have (default 10, env TANDEM_PUSH_MAX_CONFIGS)`;
 
 type Values = {
   readonly 'no-push'?: boolean | undefined;
@@ -41,6 +43,7 @@ type Values = {
   readonly 'push-retry'?: string | undefined;
   readonly 'push-status-only'?: boolean | undefined;
   readonly 'push-coalesce'?: boolean | undefined;
+  readonly 'push-max-configs'?: string | undefined;
 };
 
 /** What the flags ask for: `undefined` when push is off. */
@@ -49,7 +52,14 @@ export type ServePush = Omit<PushNotifierOptions, 'runtime' | 'logger'> | undefi
 /** @throws UsageFailure for a flag that does not parse, or push flags with `--no-push`. */
 export function parseServePush(values: Values): ServePush {
   const tuned = (
-    ['push-allow', 'push-timeout', 'push-retry', 'push-status-only', 'push-coalesce'] as const
+    [
+      'push-allow',
+      'push-timeout',
+      'push-retry',
+      'push-status-only',
+      'push-coalesce',
+      'push-max-configs',
+    ] as const
   ).filter((name) => values[name] !== undefined);
   if (values['no-push'] === true) {
     if (tuned.length > 0) throw new UsageFailure(`--${tuned[0]} has no effect with --no-push`);
@@ -77,6 +87,10 @@ export function parseServePush(values: Values): ServePush {
   }
   if (values['push-status-only'] === true) options.statusOnly = true;
   if (values['push-coalesce'] === true) options.coalesceArtifacts = true;
+  const maxConfigs = values['push-max-configs'] ?? process.env.TANDEM_PUSH_MAX_CONFIGS;
+  if (maxConfigs !== undefined) {
+    options.maxConfigsPerTask = parsePositiveInteger(maxConfigs, '--push-max-configs');
+  }
   return options;
 }
 

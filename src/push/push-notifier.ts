@@ -12,7 +12,11 @@
  * ```
  */
 
-import { TaskNotFoundError, InvalidParamsError } from '../protocol/errors.js';
+import {
+  InvalidParamsError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '../protocol/errors.js';
 import type {
   DeleteTaskPushNotificationConfigRequest,
   GetTaskPushNotificationConfigRequest,
@@ -24,9 +28,10 @@ import { ConfigurationError } from '../protocol/local-errors.js';
 import { integerOption } from '../protocol/integer-option.js';
 import { newUuid } from '../protocol/uuid.js';
 import type { Logger } from '../runtime/logger.js';
-import type { PushNotifications } from '../runtime/push-notifications.js';
+import type { PushDeliveryStatus, PushNotifications } from '../runtime/push-notifications.js';
 import { engineOf, type TaskRuntime } from '../runtime/task-runtime.js';
-import type { StoredPushConfig, TaskPushStore } from '../stores/push-store.js';
+import { wholeNumberOption } from '../runtime/whole-number-option.js';
+import type { PushConfigRecord, StoredPushConfig, TaskPushStore } from '../stores/push-store.js';
 import type { TaskScope } from '../stores/task-store.js';
 import { DestinationPolicy } from './destination-policy.js';
 import { systemResolver, type HostResolver } from './guarded-lookup.js';
@@ -58,39 +63,27 @@ export interface PushNotifierOptions {
   readonly scanMs?: number;
   /** How long a claim on a config lasts without renewal (shared stores). Default 10,000 ms. */
   readonly leaseMs?: number;
+  /**
+   * The most push configs one task may have (spec 13.4: limits on resource use); creating one
+   * more answers `UnsupportedOperationError` naming the limit and stores nothing, while replacing
+   * a config by its id always works. Default 10.
+   */
+  readonly maxConfigsPerTask?: number;
   /** Configs delivered at once by this process. Default 10,000. */
   readonly maxWorkers?: number;
   readonly logger?: Logger;
 }
 
-/** Where a config's deliveries stand (see {@link PushNotifier.deliveryStatus}). */
-export interface PushDeliveryStatus {
-  /** Events of the task not delivered (nor given up) yet. */
-  readonly pending: number;
-  /** Consecutive failed attempts since the last success. */
-  readonly failures: number;
-  /** Marked after too many consecutive failures: attempts slowed to a probe. */
-  readonly failing: boolean;
-  /** ISO time of the next attempt, while a retry waits. */
-  readonly nextAttemptAt?: string;
-  readonly lastSuccessAt?: string;
-  /** The last failure's reason (no credentials in it). */
-  readonly lastError?: string;
-  readonly lastErrorAt?: string;
-}
+export type { PushDeliveryStatus } from '../runtime/push-notifications.js';
 
 /** Push notifications for the handlers of one runtime; close it at shutdown. */
 export interface PushNotifier extends PushNotifications {
-  /**
-   * The delivery state of a config of a task visible in `scope` (the task's owner and tenant);
-   * `TaskNotFoundError` otherwise. The A2A config message has no field for it.
-   */
-  deliveryStatus(scope: TaskScope, taskId: string, id: string): Promise<PushDeliveryStatus>;
   /** Stops delivering; pending deliveries stay in the store for the next start or replica. */
   close(): Promise<void>;
 }
 
 const DEFAULT_PAGE = 50;
+const DEFAULT_MAX_CONFIGS = 10;
 const MAX_PAGE = 100;
 
 /** Creates the push notifications of `options.runtime` and starts delivering. */
@@ -103,6 +96,8 @@ class RuntimePushNotifier implements PushNotifier {
   readonly #policy: DestinationPolicy;
   readonly #resolver: HostResolver;
   readonly #dispatcher: PushDispatcher;
+  readonly #maxConfigs: number;
+  readonly #logger: Logger;
 
   constructor(options: PushNotifierOptions) {
     const engine = engineOf(options.runtime);
@@ -120,6 +115,11 @@ class RuntimePushNotifier implements PushNotifier {
       );
     }
     const logger = (options.logger ?? engine.logger).child({ component: 'push' });
+    this.#logger = logger;
+    this.#maxConfigs = wholeNumberOption(
+      'maxConfigsPerTask',
+      options.maxConfigsPerTask ?? DEFAULT_MAX_CONFIGS,
+    );
     const retry = options.retry ?? {};
     this.#dispatcher = new PushDispatcher({
       store: engine.store,
@@ -170,21 +170,49 @@ class RuntimePushNotifier implements PushNotifier {
       ]);
     }
     await this.check(config, options.field ?? '');
-    const stored = await this.#push.putConfig(
-      scope,
-      {
-        taskId,
-        id: config.id === undefined || config.id === '' ? newUuid() : config.id,
-        url: config.url,
-        ...(config.token === undefined ? {} : { token: config.token }),
-        ...(config.authentication === undefined ? {} : { authentication: config.authentication }),
-        createdAt: Date.now(),
-      },
-      options.fromSeq,
-    );
+    const stored = await this.#push.putConfig(scope, this.recordOf(config, taskId), {
+      maxConfigs: this.#maxConfigs,
+      ...(options.fromSeq === undefined ? {} : { fromSeq: options.fromSeq }),
+    });
     if (stored === undefined) throw taskNotFound(taskId);
+    if (stored === 'limit-reached') throw this.#limitReached(taskId);
     await this.#dispatcher.claim(taskId, stored.config.id);
     return wireConfig(scope, stored);
+  }
+
+  recordOf(config: TaskPushNotificationConfig, taskId: string): PushConfigRecord {
+    return {
+      taskId,
+      id: config.id === undefined || config.id === '' ? newUuid() : config.id,
+      url: config.url,
+      ...(config.token === undefined ? {} : { token: config.token }),
+      ...(config.authentication === undefined ? {} : { authentication: config.authentication }),
+      createdAt: Date.now(),
+    };
+  }
+
+  deliver(taskId: string, id: string): Promise<void> {
+    return this.#dispatcher.claim(taskId, id);
+  }
+
+  async checkRoom(scope: TaskScope, taskId: string, id?: string): Promise<void> {
+    const page = await this.#push.listConfigs(scope, taskId, this.#maxConfigs + 1);
+    // A task not visible here is answered by the operation itself, as not found.
+    if (page === undefined) return;
+    const replaces = id !== undefined && page.configs.some((stored) => stored.config.id === id);
+    if (!replaces && page.configs.length >= this.#maxConfigs) throw this.#limitReached(taskId);
+  }
+
+  #limitReached(taskId: string): UnsupportedOperationError {
+    const max = this.#maxConfigs;
+    this.#logger.warn(
+      { taskId, limit: 'maxConfigsPerTask', max },
+      'a push config was refused by a task content limit',
+    );
+    return new UnsupportedOperationError(
+      `Task ${taskId} already has ${max} push notification configs, the most it may (limit maxConfigsPerTask ${max}); delete one, or replace one by its id`,
+      { metadata: { taskId, limit: 'maxConfigsPerTask', max: String(max) } },
+    );
   }
 
   async get(

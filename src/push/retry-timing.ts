@@ -27,7 +27,8 @@ export function retryDelayMs(
 ): number {
   if (failures >= timing.failingAfter) return Math.max(timing.probeMs, retryAfter ?? 0);
   const exponential = Math.min(timing.maxMs, timing.baseMs * 2 ** Math.max(0, failures - 1));
-  const jittered = exponential / 2 + (random() * exponential) / 2;
+  // Whole milliseconds: the next attempt's time is stored in integer columns (SQLite, PostgreSQL).
+  const jittered = Math.round(exponential / 2 + (random() * exponential) / 2);
   // The receiver's own word wins, within the probe interval at most.
   return retryAfter === undefined
     ? jittered

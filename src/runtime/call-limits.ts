@@ -11,6 +11,11 @@
  * contents. Rates are counted by the shared limiter, `TokenBuckets`.
  */
 
+import {
+  deliveryStatusUnsupported,
+  type PushDeliveryStatus,
+  type PushDeliveryStatusRequest,
+} from './push-notifications.js';
 import { InvalidParamsError } from '../protocol/errors.js';
 import type {
   CancelTaskRequest,
@@ -293,6 +298,17 @@ class LimitedRequestHandler implements A2ARequestHandler {
       this.#admit(call, 'DeleteTaskPushNotificationConfig') ??
       this.#inner.deleteTaskPushNotificationConfig(call, request)
     );
+  }
+
+  getPushDeliveryStatus(
+    call: CallContext,
+    request: PushDeliveryStatusRequest,
+  ): Promise<PushDeliveryStatus> {
+    const inner = this.#inner;
+    if (inner.getPushDeliveryStatus === undefined) {
+      return Promise.reject(deliveryStatusUnsupported());
+    }
+    return this.#admit(call, 'GetPushDeliveryStatus') ?? inner.getPushDeliveryStatus(call, request);
   }
 
   getExtendedAgentCard(

@@ -27,7 +27,6 @@ import {
   TaskNotCancelableError,
   UnsupportedOperationError,
 } from '../protocol/errors.js';
-import { UsageError } from '../protocol/local-errors.js';
 import { isTerminalState } from '../protocol/task-state.js';
 import type { StoredTask, TaskReadScope, TaskStore } from '../stores/task-store.js';
 import type { AgentDefinition } from './agent.js';
@@ -37,7 +36,6 @@ import {
   effectiveCapabilities,
   extendedCardOf,
   negotiateExtensions,
-  pushNotificationsUnavailable,
   requireStreaming,
   type RuntimeCard,
 } from './agent-capabilities.js';
@@ -48,12 +46,7 @@ import { silentLogger, type Logger } from './logger.js';
 import type { A2ARequestHandler, EventStream } from './request-handler.js';
 import { streamEvent, type StreamEvent } from './stream-event.js';
 import type { TaskEventHub } from './task-event-hub.js';
-import {
-  createTaskRuntime,
-  engineOf,
-  type TaskRuntime,
-  type TaskRuntimeEngine,
-} from './task-runtime.js';
+import { engineOf, type TaskRuntime, type TaskRuntimeEngine } from './task-runtime.js';
 import { TaskEventStream } from './task-event-stream.js';
 import { admitMessage } from './message-intake.js';
 import { readTask } from './read-task.js';
@@ -61,8 +54,14 @@ import { TaskScopes } from './task-scopes.js';
 import { taskContentLimitsOf, type TaskContentLimits } from './task-content-limits.js';
 import type { TaskAccessPolicy } from './task-access-policy.js';
 import { waitAtMost } from './wait-at-most.js';
+import { ownRuntime, storeOf } from './handler-runtime.js';
 import type { TaskExecution } from './task-execution.js';
-import type { PushNotifications } from './push-notifications.js';
+import type {
+  PushDeliveryStatus,
+  PushDeliveryStatusRequest,
+  PushNotifications,
+} from './push-notifications.js';
+import { PushConfigOperations } from './push-config-operations.js';
 import { withJsonText } from '../protocol/json-text.js';
 
 /** Options of {@link createRequestHandler}. */
@@ -109,9 +108,6 @@ export interface RequestHandlerOptions {
   readonly accessPolicy?: TaskAccessPolicy;
 }
 
-/** Where an inline push config sits in a SendMessage request, for its errors. */
-const INLINE_PUSH_FIELD = 'configuration.taskPushNotificationConfig';
-
 /** How long executions may take to return once their task was canceled at shutdown. */
 const SHUTDOWN_GRACE_MS = 1_000;
 
@@ -147,7 +143,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
   readonly #contentLimits: Required<TaskContentLimits> | undefined;
   readonly #accessPolicy: TaskAccessPolicy | undefined;
   readonly #inputModes: string[];
-  readonly #push: PushNotifications | undefined;
+  readonly #push: PushConfigOperations;
   readonly #streams = new Set<TaskEventStream>();
   readonly #shutdown = new AbortController();
 
@@ -157,7 +153,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     const shared = options.runtime === undefined ? undefined : engineOf(options.runtime);
     this.#logger = options.logger ?? shared?.logger ?? silentLogger;
     this.#ownsRuntime = shared === undefined;
-    this.#runtime = shared ?? ownRuntime(storeOf(options, defaultStore), this.#logger);
+    this.#runtime = shared ?? ownRuntime(storeOf(options.store, defaultStore), this.#logger);
     this.#store = this.#runtime.store;
     this.#hub = this.#runtime.hub;
     this.#bufferSize = options.streamBufferSize ?? 256;
@@ -171,7 +167,10 @@ class RuntimeRequestHandler implements A2ARequestHandler {
       options.push !== undefined,
     );
     // An agent that declares pushNotifications: false keeps them off.
-    this.#push = this.capabilities.pushNotifications === true ? options.push : undefined;
+    this.#push = new PushConfigOperations(
+      this.capabilities.pushNotifications === true ? options.push : undefined,
+      this.#scopes,
+    );
     this.card = completeCard(options.agent.card, this.capabilities);
     this.#inputModes = acceptedInputModes(this.card);
   }
@@ -192,21 +191,13 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     return negotiateExtensions(this.capabilities, call.requestedExtensions);
   }
 
-  #requirePush(): PushNotifications {
-    if (this.#push === undefined) throw pushNotificationsUnavailable();
-    return this.#push;
-  }
-
   /** Validates a message and prepares the execution that will answer it (not started yet). */
   async #admit(call: CallContext, request: SendMessageRequest): Promise<TaskExecution> {
     if (this.#shutdown.signal.aborted) {
       throw new UnsupportedOperationError('The server is shutting down; retry on another replica');
     }
-    const inline = request.configuration?.taskPushNotificationConfig;
-    if (inline !== undefined) {
-      await this.#requirePush().check(inline, INLINE_PUSH_FIELD);
-    }
-    return await admitMessage(
+    await this.#push.checkInline(call, request);
+    const execution = await admitMessage(
       {
         agent: this.#agent,
         runtime: this.#runtime,
@@ -218,30 +209,13 @@ class RuntimeRequestHandler implements A2ARequestHandler {
       { scope: this.#scopes.of(call), call, extensions: this.negotiateExtensions(call) },
       request,
     );
+    this.#push.withCreation(request, execution);
+    return execution;
   }
 
   /** Starts an admitted execution; its run ends with it (and gives up its lease). */
   #start(execution: TaskExecution): void {
     void execution.start().then(() => this.#runtime.end(execution.run));
-  }
-
-  /**
-   * Stores the inline push config of a message once its task exists: a new task's config gets
-   * every event from its first (`fromSeq` 0), a continued task's the events of this turn.
-   */
-  async #attachInlinePush(
-    call: CallContext,
-    request: SendMessageRequest,
-    execution: TaskExecution,
-    fromSeq: number,
-  ): Promise<void> {
-    const inline = request.configuration?.taskPushNotificationConfig;
-    if (inline === undefined) return;
-    await this.#requirePush().create(
-      this.#scopes.of(call),
-      { ...inline, taskId: execution.taskId },
-      { field: INLINE_PUSH_FIELD, fromSeq },
-    );
   }
 
   async sendMessage(call: CallContext, request: SendMessageRequest): Promise<SendMessageResponse> {
@@ -253,7 +227,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     const outcome = await execution.outcome;
     if (outcome.kind === 'message') return { message: outcome.message };
     if (outcome.kind === 'refused') throw outcome.error;
-    await this.#attachInlinePush(call, request, execution, pushFrom);
+    await this.#push.attachInline(call, request, execution, pushFrom);
     const historyLength = request.configuration?.historyLength;
     if (request.configuration?.returnImmediately !== true) {
       // Settles on a terminal or interrupted state once it is stored, also one written by
@@ -302,7 +276,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
       });
     }
     try {
-      await this.#attachInlinePush(call, request, execution, pushFrom);
+      await this.#push.attachInline(call, request, execution, pushFrom);
     } catch (error) {
       await stream.return();
       throw error;
@@ -371,32 +345,39 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     });
   }
 
-  async createTaskPushNotificationConfig(
+  createTaskPushNotificationConfig(
     call: CallContext,
     request: TaskPushNotificationConfig,
   ): Promise<TaskPushNotificationConfig> {
-    return await this.#requirePush().create(this.#scopes.of(call), request);
+    return this.#push.create(call, request);
   }
 
-  async getTaskPushNotificationConfig(
+  getTaskPushNotificationConfig(
     call: CallContext,
     request: GetTaskPushNotificationConfigRequest,
   ): Promise<TaskPushNotificationConfig> {
-    return await this.#requirePush().get(this.#scopes.of(call), request);
+    return this.#push.get(call, request);
   }
 
-  async listTaskPushNotificationConfigs(
+  listTaskPushNotificationConfigs(
     call: CallContext,
     request: ListTaskPushNotificationConfigsRequest,
   ): Promise<ListTaskPushNotificationConfigsResponse> {
-    return await this.#requirePush().list(this.#scopes.of(call), request);
+    return this.#push.list(call, request);
   }
 
-  async deleteTaskPushNotificationConfig(
+  deleteTaskPushNotificationConfig(
     call: CallContext,
     request: DeleteTaskPushNotificationConfigRequest,
   ): Promise<void> {
-    await this.#requirePush().delete(this.#scopes.of(call), request);
+    return this.#push.delete(call, request);
+  }
+
+  getPushDeliveryStatus(
+    call: CallContext,
+    request: PushDeliveryStatusRequest,
+  ): Promise<PushDeliveryStatus> {
+    return this.#push.deliveryStatus(call, request);
   }
 
   // eslint-disable-next-line @typescript-eslint/require-await -- errors must become rejections
@@ -453,25 +434,4 @@ function checkedAfterSeq(afterSeq: number, lastSeq: number): number {
 /** The stored task, carrying its JSON when the store has it (bindings then reuse the text). */
 function taskOf(stored: StoredTask): Task {
   return stored.json === undefined ? stored.task : withJsonText(stored.task, stored.json);
-}
-
-function storeOf(
-  options: RequestHandlerOptions,
-  defaultStore: (() => TaskStore) | undefined,
-): TaskStore {
-  const store = options.store ?? defaultStore?.();
-  if (store === undefined) {
-    throw new UsageError(
-      'createRequestHandler needs a runtime or a store; import it from tandem/server, which defaults to a MemoryTaskStore',
-    );
-  }
-  return store;
-}
-
-function ownRuntime(store: TaskStore, logger: Logger): TaskRuntimeEngine {
-  const runtime = engineOf(createTaskRuntime({ store, logger }));
-  runtime.start().catch((error: unknown) => {
-    logger.error({ err: error }, 'the task runtime failed to start');
-  });
-  return runtime;
 }

@@ -12,7 +12,14 @@ import type {
   ListTaskPushNotificationConfigsResponse,
   TaskPushNotificationConfig,
 } from '../protocol/generated/types.js';
-import type { TaskScope } from '../stores/task-store.js';
+import type { PushConfigRecord, TaskScope } from '../stores/task-store.js';
+import { UnsupportedOperationError } from '../protocol/errors.js';
+
+/** Which config's delivery state to read (Tandem's own request; A2A has none). */
+export interface PushDeliveryStatusRequest {
+  readonly taskId: string;
+  readonly id: string;
+}
 
 /** Push notifications for the tasks of one store, in the scope of each caller. */
 export interface PushNotifications {
@@ -30,6 +37,19 @@ export interface PushNotifications {
     config: TaskPushNotificationConfig,
     options?: { readonly field?: string; readonly fromSeq?: number },
   ): Promise<TaskPushNotificationConfig>;
+  /**
+   * Checks that a config (with id `id`, when given) can be added to a task visible in `scope`
+   * without passing the limit of configs per task, before a message that carries it is
+   * admitted; `create` checks again in the same write as the config.
+   */
+  checkRoom(scope: TaskScope, taskId: string, id?: string): Promise<void>;
+  /**
+   * The config to store with a task being created (an inline config, already checked), its id
+   * generated when absent; see `TaskRun.pushConfigWithCreation`.
+   */
+  recordOf(config: TaskPushNotificationConfig, taskId: string): PushConfigRecord;
+  /** Starts delivering a config stored with its task's creation, here and now. */
+  deliver(taskId: string, id: string): Promise<void>;
   get(
     scope: TaskScope,
     request: GetTaskPushNotificationConfigRequest,
@@ -40,4 +60,30 @@ export interface PushNotifications {
   ): Promise<ListTaskPushNotificationConfigsResponse>;
   /** Deletes a config (idempotent); `TaskNotFoundError` when the task is not visible. */
   delete(scope: TaskScope, request: DeleteTaskPushNotificationConfigRequest): Promise<void>;
+  /**
+   * The delivery state of a config of a task visible in `scope` (the task's owner and tenant);
+   * `TaskNotFoundError` otherwise. The A2A config message has no field for it.
+   */
+  deliveryStatus(scope: TaskScope, taskId: string, id: string): Promise<PushDeliveryStatus>;
+}
+
+/** Where a config's deliveries stand (see {@link PushNotifications.deliveryStatus}). */
+export interface PushDeliveryStatus {
+  /** Events of the task not delivered (nor given up) yet. */
+  readonly pending: number;
+  /** Consecutive failed attempts since the last success. */
+  readonly failures: number;
+  /** Marked after too many consecutive failures: attempts slowed to a probe. */
+  readonly failing: boolean;
+  /** ISO time of the next attempt, while a retry waits. */
+  readonly nextAttemptAt?: string;
+  readonly lastSuccessAt?: string;
+  /** The last failure's reason (no credentials in it). */
+  readonly lastError?: string;
+  readonly lastErrorAt?: string;
+}
+
+/** The answer of a handler that does not report push delivery status (a custom one). */
+export function deliveryStatusUnsupported(): UnsupportedOperationError {
+  return new UnsupportedOperationError('This agent does not report push delivery status');
 }

@@ -29,7 +29,7 @@ import {
   isInterruptedState,
   isTerminalState,
 } from '../protocol/task-state.js';
-import type { TaskLogEntry, TaskScope, TaskStore } from '../stores/task-store.js';
+import type { PushConfigRecord, TaskLogEntry, TaskScope, TaskStore } from '../stores/task-store.js';
 import type { TaskBudget } from './task-content-limits.js';
 import type { Logger } from './logger.js';
 import { PipelinedWriter } from './pipelined-writer.js';
@@ -99,6 +99,7 @@ export class TaskRun implements RunForWriter {
   #keepsProjection = false;
   /** What the task may still hold (see `task-content-limits.ts`); unlimited when unset. */
   #budget: TaskBudget | undefined;
+  #pushConfigs: readonly PushConfigRecord[] = [];
 
   constructor(deps: TaskRunDependencies, init: TaskRunInit) {
     this.#deps = deps;
@@ -196,6 +197,14 @@ export class TaskRun implements RunForWriter {
     return this.#projection === undefined ? undefined : viewOfTask(this.#projection, view);
   }
 
+  /**
+   * Stores `config` with the task when it is created, in the same write (a message's inline
+   * push config): a crash cannot leave the task without it. Only before the task exists.
+   */
+  pushConfigWithCreation(config: PushConfigRecord): void {
+    if (this.#seq === 0) this.#pushConfigs = [...this.#pushConfigs, config];
+  }
+
   /** Creates the task: its first event is the `Task` snapshot, in `SUBMITTED` state. */
   create(userMessage: Message): Promise<Task> {
     const { created, written } = this.createWith(userMessage, undefined);
@@ -228,7 +237,12 @@ export class TaskRun implements RunForWriter {
     }
     const { events, stored, state } = taskCreation(snapshot, change);
     const lease = this.#deps.lease;
-    const request = { scope: this.scope, task: stored, events };
+    const request = {
+      scope: this.scope,
+      task: stored,
+      events,
+      ...(this.#pushConfigs.length === 0 ? {} : { pushConfigs: this.#pushConfigs }),
+    };
     return {
       request:
         lease === undefined

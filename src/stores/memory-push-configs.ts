@@ -8,6 +8,7 @@ import type {
   PushConfigRecord,
   PushDeliveryState,
   PushDeliveryUpdate,
+  PutConfigOptions,
   StoredPushConfig,
   TaskPushStore,
 } from './push-store.js';
@@ -26,6 +27,8 @@ export interface MemoryTaskLookup {
   visible(scope: TaskScope, taskId: string): MemoryTaskPosition | undefined;
   /** The task in any scope. */
   any(taskId: string): MemoryTaskPosition | undefined;
+  /** A finished task's configs have received every event (or were deleted): nothing pending. */
+  drained(taskId: string): void;
 }
 
 interface Entry {
@@ -53,6 +56,18 @@ export class MemoryPushConfigs implements TaskPushStore {
     return false;
   }
 
+  /** Adds the configs of a task being created (checked: distinct ids), from its first event. */
+  addForNewTask(taskId: string, configs: readonly PushConfigRecord[]): void {
+    if (configs.length === 0) return;
+    const byId = new Map<string, Entry>();
+    for (const config of configs) {
+      const entry: Entry = { config, state: initialDeliveryState(0), holder: undefined };
+      byId.set(config.id, entry);
+      this.#open.add(entry);
+    }
+    this.#byTask.set(taskId, byId);
+  }
+
   /** Drops the configs of a deleted task. */
   forgetTask(taskId: string): void {
     const configs = this.#byTask.get(taskId);
@@ -73,16 +88,20 @@ export class MemoryPushConfigs implements TaskPushStore {
   putConfig(
     scope: TaskScope,
     config: PushConfigRecord,
-    fromSeq?: number,
-  ): Promise<StoredPushConfig | undefined> {
+    options: PutConfigOptions = {},
+  ): Promise<StoredPushConfig | undefined | 'limit-reached'> {
     const task = this.#tasks.visible(scope, config.taskId);
     if (task === undefined) return Promise.resolve(undefined);
+    const { fromSeq, maxConfigs } = options;
     let configs = this.#byTask.get(config.taskId);
+    const existing = configs?.get(config.id);
+    if (existing === undefined && maxConfigs !== undefined && (configs?.size ?? 0) >= maxConfigs) {
+      return Promise.resolve('limit-reached');
+    }
     if (configs === undefined) {
       configs = new Map();
       this.#byTask.set(config.taskId, configs);
     }
-    const existing = configs.get(config.id);
     const entry: Entry =
       existing === undefined
         ? {
@@ -133,6 +152,7 @@ export class MemoryPushConfigs implements TaskPushStore {
     configs.delete(id);
     this.#open.delete(entry);
     if (configs.size === 0) this.#byTask.delete(taskId);
+    this.#checkDrained(taskId);
     return Promise.resolve(true);
   }
 
@@ -192,6 +212,14 @@ export class MemoryPushConfigs implements TaskPushStore {
       return Promise.resolve(undefined);
     }
     entry.state = { ...entry.state, ...update };
+    if (task.terminal && update.deliveredSeq >= task.seq) this.#checkDrained(taskId);
     return Promise.resolve(this.#stored(entry, task));
+  }
+
+  #checkDrained(taskId: string): void {
+    const task = this.#tasks.any(taskId);
+    if (task !== undefined && task.terminal && !this.hasPending(taskId, task.seq)) {
+      this.#tasks.drained(taskId);
+    }
   }
 }

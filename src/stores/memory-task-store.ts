@@ -17,6 +17,7 @@ import { applyMutation } from '../protocol/task-projection.js';
 import { isActiveState, isTerminalState } from '../protocol/task-state.js';
 import { TaskOrderIndex } from './task-order-index.js';
 import { MemoryPushConfigs } from './memory-push-configs.js';
+import { newTaskConfigsProblem } from './push-store.js';
 import type {
   AppendRequest,
   AppendResult,
@@ -75,7 +76,12 @@ export class MemoryTaskStore implements TaskStore {
   readonly push: MemoryPushConfigs = new MemoryPushConfigs({
     visible: (scope, taskId) => positionOf(this.#visible(scope, taskId)),
     any: (taskId) => positionOf(this.#tasks.get(taskId)),
+    drained: (taskId) => {
+      if (this.#heldForPush.delete(taskId)) this.#compact(taskId);
+    },
   });
+  /** Finished tasks past the retained logs whose compaction waits for their push deliveries. */
+  readonly #heldForPush = new Set<string>();
   readonly #tasks = new Map<string, StoredEntry>();
   readonly #indexes = new Map<string, TaskOrderIndex<StoredEntry>>();
   readonly #scopes = new Map<string, TaskScope>();
@@ -153,6 +159,10 @@ export class MemoryTaskStore implements TaskStore {
     if (problem !== undefined) return Promise.reject(problem);
     const statusTime = statusTimeOrError(task.status);
     if (typeof statusTime !== 'number') return Promise.reject(statusTime);
+    const configs = request.pushConfigs ?? [];
+    // Checked before anything is written: the task and its configs are one write.
+    const configsProblem = newTaskConfigsProblem(task.id, configs);
+    if (configsProblem !== undefined) return Promise.reject(configsProblem);
     const { scope, scopeKey } = this.#intern(request.scope);
     const stored: LiveTask = {
       compact: false,
@@ -175,6 +185,7 @@ export class MemoryTaskStore implements TaskStore {
     };
     this.#tasks.set(stored.id, stored);
     this.#indexOf(scopeKey).insert(stored);
+    this.push.addForNewTask(stored.id, configs);
     if (isTerminalState(stored.status.state)) this.#finish(stored.id);
     return Promise.resolve();
   }
@@ -237,7 +248,10 @@ export class MemoryTaskStore implements TaskStore {
     // The id may have been purged and reused by a task still running since it was queued.
     if (task === undefined || task.compact || !isTerminalState(task.status.state)) return;
     // Its log is the outbox of its push configs: kept until they have received it all.
-    if (this.push.hasPending(taskId, task.seq)) return;
+    if (this.push.hasPending(taskId, task.seq)) {
+      this.#heldForPush.add(taskId);
+      return;
+    }
     const compact = compactEntry(task);
     this.#tasks.set(taskId, compact);
     this.#indexOf(task.scopeKey).replace(task, compact);
@@ -357,7 +371,10 @@ export class MemoryTaskStore implements TaskStore {
     for (const entry of this.#tasks.values()) {
       if (purged >= limit) break;
       if (!isTerminalState(stateOf(entry)) || entry.statusTime >= terminalBefore) continue;
+      // Kept while a push config has not received its events: they are its outbox.
+      if (this.push.hasPending(entry.id, entry.seq)) continue;
       this.#tasks.delete(entry.id);
+      this.#heldForPush.delete(entry.id);
       this.#indexes.get(entry.scopeKey)?.remove(entry);
       this.push.forgetTask(entry.id);
       purged++;

@@ -22,6 +22,7 @@
  */
 
 import type { AuthenticationInfo } from '../protocol/generated/types.js';
+import { InvalidTaskWriteError } from '../protocol/local-errors.js';
 import type { TaskScope } from './task-store.js';
 
 /** A push notification config as stored (the wire config without its tenant). */
@@ -78,18 +79,28 @@ export interface PushDeliveryUpdate {
   readonly lastErrorAt?: number;
 }
 
+/** How {@link TaskPushStore.putConfig} stores a config. */
+export interface PutConfigOptions {
+  /** Where a new config's deliveries start (default: the task's current seq). */
+  readonly fromSeq?: number;
+  /** The most configs the task may have, this one included (default: no limit). */
+  readonly maxConfigs?: number;
+}
+
 /** The push configs of a store's tasks: see the module documentation. */
 export interface TaskPushStore {
   /**
    * Stores `config` for its task, if the task is visible in `scope`; a config with the same id
-   * is replaced (its delivery state kept). `fromSeq` sets where a new config's deliveries start
-   * (default: the task's current seq). Resolves `undefined` when the task is not visible.
+   * is replaced (its delivery state kept). Resolves `undefined` when the task is not visible,
+   * and `'limit-reached'` — storing nothing — when the config is new and its task already has
+   * `options.maxConfigs` configs (counted in the same write, so concurrent creations cannot pass
+   * it together).
    */
   putConfig(
     scope: TaskScope,
     config: PushConfigRecord,
-    fromSeq?: number,
-  ): Promise<StoredPushConfig | undefined>;
+    options?: PutConfigOptions,
+  ): Promise<StoredPushConfig | undefined | 'limit-reached'>;
   /** A config of a task visible in `scope`, or `undefined`. */
   getConfig(scope: TaskScope, taskId: string, id: string): Promise<StoredPushConfig | undefined>;
   /** Up to `limit` configs of a visible task with ids after `afterId`; `undefined`: no such task. */
@@ -131,6 +142,26 @@ export interface TaskPushStore {
     id: string,
     update: PushDeliveryUpdate,
   ): Promise<StoredPushConfig | undefined>;
+}
+
+/**
+ * Why the push configs of a task creation cannot be stored (two with one id), if they cannot:
+ * a write that breaks the store contract, refused whole.
+ */
+export function newTaskConfigsProblem(
+  taskId: string,
+  configs: readonly PushConfigRecord[],
+): InvalidTaskWriteError | undefined {
+  const ids = new Set<string>();
+  for (const config of configs) {
+    if (config.taskId !== taskId || ids.has(config.id)) {
+      return new InvalidTaskWriteError(
+        `The push configs created with task ${taskId} must be its own and have distinct ids`,
+      );
+    }
+    ids.add(config.id);
+  }
+  return undefined;
 }
 
 /** The state of a config that nothing was delivered to yet. */

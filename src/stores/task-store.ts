@@ -37,7 +37,10 @@
 
 import type { StreamResponse, Task, TaskState } from '../protocol/generated/types.js';
 import type { TaskMutation, TaskViewOptions } from '../protocol/task-projection.js';
-import type { TaskPushStore } from './push-store.js';
+import type { PushConfigRecord, TaskPushStore } from './push-store.js';
+
+/** A push config as stored; part of a task creation when given with the message (see `push-store.ts`). */
+export type { PushConfigRecord } from './push-store.js';
 
 export type { TaskMutation, TaskViewOptions } from '../protocol/task-projection.js';
 
@@ -95,6 +98,12 @@ export interface CreateTaskRequest {
   /** Lease the new task to this holder (see {@link TaskLeases.acquire}). */
   readonly leaseHolder?: string;
   readonly leaseMs?: number;
+  /**
+   * Push configs stored with the task, in the same write (a store with `push` only), each
+   * delivered every event from the first: a crash cannot leave the task without them. Their ids
+   * must differ; a config the store refuses refuses the whole creation.
+   */
+  readonly pushConfigs?: readonly PushConfigRecord[];
 }
 
 /** An atomic, conditional write of events and the projection changes they cause. */

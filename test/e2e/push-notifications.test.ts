@@ -6,14 +6,21 @@
  */
 
 import { afterEach, expect, it } from 'vitest';
-import { InvalidParamsError, TaskNotFoundError } from '../../src/index.js';
+import {
+  InvalidParamsError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '../../src/index.js';
 import type { Authenticator } from '../../src/server.js';
+import { getPushDeliveryStatus } from '../../src/client.js';
 import { testAgent } from '../support/agents.js';
 import { rejection, violatedFields } from '../support/a2a-errors.js';
 import { describeBehaviour } from '../support/behaviour-env.js';
 import { TAG_HEADER } from '../support/drivers/a2a-driver.js';
 import { send } from '../support/messages.js';
+import { pollUntil } from '../support/sync.js';
 import {
+  deliveredSeqs,
   payloadKinds,
   startWebhookReceiver,
   type WebhookReceiver,
@@ -241,6 +248,126 @@ describeBehaviour('push notifications', (env) => {
     expect(payloadKinds(hook.delivered)).toEqual(['status:TASK_STATE_INPUT_REQUIRED']);
     expect(hook.requests[4]?.payload?.statusUpdate?.taskId).toBe(task.id);
   });
+
+  it('refuses an eleventh config of a task (maxConfigsPerTask, also inline), storing nothing, while replacing one by its id works', async () => {
+    const { agent } = await serve();
+    const hook = await receiver();
+    const task = await agent.sendTask(send('ask'));
+    for (let i = 0; i < 10; i++) {
+      await agent.createTaskPushNotificationConfig({ taskId: task.id, id: `c${i}`, url: hook.url });
+    }
+    const limitMessage = `Task ${task.id} already has 10 push notification configs, the most it may (limit maxConfigsPerTask 10); delete one, or replace one by its id`;
+    const refused = await rejection(
+      agent.createTaskPushNotificationConfig({ taskId: task.id, url: hook.url }),
+      UnsupportedOperationError,
+    );
+    expect(refused.message).toBe(limitMessage);
+    const inline = await rejection(
+      agent.sendTask(
+        send('Ada', { taskId: task.id }, { taskPushNotificationConfig: { url: hook.url } }),
+      ),
+      UnsupportedOperationError,
+    );
+    expect(inline.message).toBe(limitMessage);
+    // Nothing was stored: no eleventh config, and the refused message did not continue the task.
+    const listed = await agent.listTaskPushNotificationConfigs({ taskId: task.id });
+    expect((listed.configs ?? []).map((c) => c.id).sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `c${i}`).sort(),
+    );
+    const after = await agent.getTask({ id: task.id });
+    expect(after.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(after.history).toHaveLength(task.history?.length ?? 0);
+    // A replacement does not count twice, directly or inline.
+    await agent.createTaskPushNotificationConfig({ taskId: task.id, id: 'c3', url: hook.url });
+    const done = await agent.sendTask(
+      send('Ada', { taskId: task.id }, { taskPushNotificationConfig: { id: 'c0', url: hook.url } }),
+    );
+    expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+    // Deleting one makes room for another.
+    await agent.deleteTaskPushNotificationConfig({ taskId: task.id, id: 'c9' });
+    await agent.createTaskPushNotificationConfig({ taskId: task.id, id: 'c10', url: hook.url });
+    const final = await agent.listTaskPushNotificationConfigs({ taskId: task.id });
+    expect(final.configs).toHaveLength(10);
+  });
+
+  it('keeps a finished task through retention while its webhook is down, then delivers every event and lets it go', async () => {
+    const { agent } = await serve();
+    const hook = await receiver();
+    let down = true;
+    hook.respondWith(() => (down ? { status: 503 } : { status: 200 }));
+    const task = await agent.sendTask(
+      send('ask', {}, { taskPushNotificationConfig: { id: 'down', url: hook.url } }),
+    );
+    const done = await agent.sendTask(send('Ada', { taskId: task.id }));
+    expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+    await hook.received(1);
+    // Retention runs while the receiver is down: every finished task is past the cutoff.
+    const purgeAll = () => env.taskStore.retention.purgeTerminalTasks(Date.now() + 60_000, 1_000);
+    await purgeAll();
+    expect((await agent.getTask({ id: task.id })).status.state).toBe('TASK_STATE_COMPLETED');
+    down = false;
+    await pollDelivered(hook, 'status:TASK_STATE_COMPLETED');
+    const kinds = payloadKinds(hook.delivered);
+    expect(kinds.slice(0, 2)).toEqual(['task', 'status:TASK_STATE_INPUT_REQUIRED']);
+    const seqs = deliveredSeqs(hook.delivered);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    // Once everything is delivered, retention deletes the task.
+    await pollUntil(async () => {
+      await purgeAll();
+      try {
+        await agent.getTask({ id: task.id });
+        return undefined;
+      } catch (error) {
+        if (error instanceof TaskNotFoundError) return true;
+        throw error;
+      }
+    }, 'the delivered task to be purged');
+  });
+
+  it.runIf(env.binding === 'rest')(
+    'shows the owner over REST what is pending, the failures and the last error, then the recovery; nobody else',
+    async () => {
+      const { agent } = await serve();
+      const hook = await receiver();
+      let accept = false;
+      hook.respondWith(() => (accept ? { status: 200 } : { status: 503 }));
+      const task = await agent.sendTask(
+        send('ask', {}, { taskPushNotificationConfig: { id: 'watched', url: hook.url } }),
+      );
+      const status = (tag: string, query: { taskId?: string; id?: string; tenant?: string } = {}) =>
+        getPushDeliveryStatus(
+          agent.url,
+          { taskId: task.id, id: 'watched', ...query },
+          { headers: { [TAG_HEADER]: tag } },
+        );
+      await hook.received(3);
+      // The third attempt comes after the second failure was recorded.
+      const failing = await status('alice-1');
+      expect(failing).toMatchObject({ failing: false, lastError: 'HTTP 503' });
+      expect(failing.failureCount).toBeGreaterThanOrEqual(2);
+      expect(failing.pendingCount).toBeGreaterThan(0);
+      expect(failing.lastErrorTime).toMatch(/Z$/);
+      for (const refused of [
+        () => status('bob-1'),
+        () => status('alice-2', { tenant: 'elsewhere' }),
+        () => status('alice-3', { id: 'no-such-config' }),
+        () => status('alice-4', { taskId: 'no-such-task' }),
+      ]) {
+        await rejection(refused(), TaskNotFoundError);
+      }
+      accept = true;
+      await pollDelivered(hook, 'status:TASK_STATE_INPUT_REQUIRED');
+      // The last delivery is recorded just after the receiver answered it: no event to await.
+      const recovered = await pollUntil(async () => {
+        const now = await status('alice-5');
+        return now.pendingCount === 0 ? now : undefined;
+      }, 'the last delivery to be recorded');
+      expect(recovered).toMatchObject({ pendingCount: 0, failureCount: 0, failing: false });
+      expect(recovered.lastSuccessTime).toMatch(/Z$/);
+      // The last error stays on record (with its time); the failures are cleared.
+      expect(recovered.lastError).toBe('HTTP 503');
+    },
+  );
 
   it('stops delivering to a deleted config', async () => {
     const { agent } = await serve();

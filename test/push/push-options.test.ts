@@ -8,9 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { testAgent } from '../support/agents.js';
 import { useBehaviourEnv } from '../support/behaviour-env.js';
 import { send } from '../support/messages.js';
-import { payloadKinds, startWebhookReceiver } from '../support/webhook-receiver.js';
+import { deliveredSeqs, payloadKinds, startWebhookReceiver } from '../support/webhook-receiver.js';
 import { pollUntil } from '../support/sync.js';
 import { DestinationPolicy } from '../../src/push/destination-policy.js';
+import { parseServePush } from '../../src/cli/serve-push.js';
+import { UsageFailure } from '../../src/cli/cli-values.js';
 import { TaskNotFoundError } from '../../src/index.js';
 import {
   MemoryTaskStore,
@@ -144,6 +146,29 @@ describe('the allow list', () => {
   });
 });
 
+describe('the configs-per-task limit', () => {
+  it('is set by --push-max-configs or TANDEM_PUSH_MAX_CONFIGS, a whole number of at least 1', async () => {
+    expect(parseServePush({ 'push-max-configs': '3' })?.maxConfigsPerTask).toBe(3);
+    expect(parseServePush({})?.maxConfigsPerTask).toBeUndefined();
+    process.env.TANDEM_PUSH_MAX_CONFIGS = '4';
+    try {
+      expect(parseServePush({})?.maxConfigsPerTask).toBe(4);
+      expect(parseServePush({ 'push-max-configs': '2' })?.maxConfigsPerTask).toBe(2);
+    } finally {
+      delete process.env.TANDEM_PUSH_MAX_CONFIGS;
+    }
+    expect(() => parseServePush({ 'push-max-configs': '0' })).toThrow(UsageFailure);
+    expect(() => parseServePush({ 'no-push': true, 'push-max-configs': '2' })).toThrow(
+      /--push-max-configs has no effect with --no-push/,
+    );
+    const runtime = createTaskRuntime({ store: new MemoryTaskStore() });
+    expect(() => createPushNotifier({ runtime, maxConfigsPerTask: 0 })).toThrow(
+      /maxConfigsPerTask must be a whole number of at least 1/,
+    );
+    await runtime.close();
+  });
+});
+
 describe('the delivery status', () => {
   it('shows the owner what is pending, the failures and the last error, then the recovery', async () => {
     const store = new MemoryTaskStore();
@@ -186,6 +211,57 @@ describe('the delivery status', () => {
       }, 'the last delivery to be recorded');
       expect(recovered).toMatchObject({ pending: 0, failures: 0, failing: false });
       expect(recovered.lastSuccessAt).toMatch(/Z$/);
+    } finally {
+      await handler.shutdown({ deadlineMs: 500 });
+      await push.close();
+      await runtime.close();
+      await hook.close();
+    }
+  });
+});
+
+describe('the memory store compaction', () => {
+  it('keeps the log of a finished task until a webhook that was down has received all of it', async () => {
+    // No finished task keeps its log beyond its push deliveries.
+    const store = new MemoryTaskStore({ retainedLogs: 0 });
+    const runtime = createTaskRuntime({ store });
+    await runtime.start();
+    const push = createPushNotifier({
+      runtime,
+      allow: ['127.0.0.1'],
+      retry: { baseMs: 20, maxMs: 50, failingAfter: 50, probeMs: 100 },
+      scanMs: 50,
+    });
+    const handler = createRequestHandler({ agent: testAgent, runtime, agentName: 'keep', push });
+    const hook = await startWebhookReceiver();
+    let down = true;
+    hook.respondWith(() => (down ? { status: 503 } : { status: 204 }));
+    const call = createCallContext({ principal: { id: 'owner', anonymous: false } });
+    const scope = { agent: 'keep', tenant: '', owner: 'owner' };
+    try {
+      const first = await handler.sendMessage(
+        call,
+        send('ask', {}, { taskPushNotificationConfig: { id: 'c', url: hook.url } }),
+      );
+      const taskId = first.task?.id ?? '';
+      await handler.sendMessage(call, send('Ada', { taskId }));
+      await hook.received(2);
+      // Another task finishing compacts the finished ones whose configs have everything.
+      const other = await handler.sendMessage(call, send('ask'));
+      await handler.sendMessage(call, send('Bob', { taskId: other.task?.id ?? '' }));
+      expect(await store.readEvents(taskId, 0, 100)).not.toHaveLength(0);
+      down = false;
+      for (let n = 1; !payloadKinds(hook.delivered).includes('status:TASK_STATE_COMPLETED'); n++) {
+        await hook.deliveredCount(n);
+      }
+      const seqs = deliveredSeqs(hook.delivered);
+      expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+      // Delivered: the log goes (compacted), the task stays readable.
+      await pollUntil(
+        async () => ((await store.readEvents(taskId, 0, 100)) === undefined ? true : undefined),
+        'the delivered task to be compacted',
+      );
+      expect((await push.deliveryStatus(scope, taskId, 'c')).pending).toBe(0);
     } finally {
       await handler.shutdown({ deadlineMs: 500 });
       await push.close();

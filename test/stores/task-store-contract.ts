@@ -20,6 +20,7 @@ import type { OpenStore } from './contract/builders.js';
 import { describeConcurrency } from './contract/concurrency.contract.js';
 import { describeListing } from './contract/listing.contract.js';
 import { describeProjection } from './contract/projection.contract.js';
+import { describePush } from './contract/push.contract.js';
 import { describeReference } from './contract/reference.contract.js';
 import { describeUpkeep } from './contract/upkeep.contract.js';
 
@@ -34,5 +35,6 @@ export function describeTaskStoreContract(name: string, open: OpenStore): void {
     describeUpkeep(open);
     describeConcurrency(open);
     describeReference(open);
+    describePush(open);
   });
 }

@@ -32,6 +32,8 @@ export interface BehaviourEnv extends Axis {
    * when it must catch up (it fell behind, or resumes), so this shows which path a stream took.
    */
   logReads(taskId: string): number;
+  /** The store of this block (inside tests), e.g. to run its retention. */
+  readonly taskStore: TaskStore;
   /** What the runtime of this block logged (agent failures among others). */
   readonly logs: readonly LogEntry[];
   /** Resolves with the first entry (logged so far or later) that `matches` accepts. */
@@ -89,6 +91,10 @@ export function useBehaviourEnv(axis: Axis): BehaviourEnv {
   return {
     ...axis,
     logReads: (taskId) => logReads.get(taskId) ?? 0,
+    get taskStore() {
+      if (opened === undefined) throw new Error('taskStore is only available inside tests');
+      return opened.store;
+    },
     logs: logger.entries,
     nextLog: (matches) => logger.next(matches),
     push(options = {}) {

@@ -134,3 +134,11 @@ export function payloadKinds(requests: readonly ReceivedPush[]): string[] {
     return 'other';
   });
 }
+
+/** The event seq each request delivered, from its delivery id (`<task>:<config>:<seq>`). */
+export function deliveredSeqs(requests: readonly ReceivedPush[]): number[] {
+  return requests.map((request) => {
+    const id = request.headers['x-a2a-delivery-id'];
+    return Number((typeof id === 'string' ? id : '').split(':')[2]);
+  });
+}

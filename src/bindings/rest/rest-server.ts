@@ -70,6 +70,7 @@ import {
 import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
 import { SseEventStream, type SseFraming } from '../server/sse-event-stream.js';
 import { REST_ROUTES, pathVariablesOf, type RestRouteTemplate } from './rest-routes.js';
+import { deliveryStatusRoutes } from './rest-delivery-status.js';
 
 export { A2A_JSON_MEDIA_TYPE };
 
@@ -128,11 +129,14 @@ class RestHttpBinding implements ServerBinding {
   constructor(path: string, context: BindingContext) {
     this.path = path;
     this.#context = context;
-    this.routes = REST_ROUTES.map((template) => ({
-      method: template.method,
-      path: template.path,
-      handle: (request: BindingRequest) => this.#serve(template, request),
-    }));
+    this.routes = [
+      ...REST_ROUTES.map((template) => ({
+        method: template.method,
+        path: template.path,
+        handle: (request: BindingRequest) => this.#serve(template, request),
+      })),
+      ...deliveryStatusRoutes(context, (refusal, request) => this.refuse(refusal, request)),
+    ];
   }
 
   refuse(refusal: HttpRefusal, request: HttpRequest): HttpResponse {

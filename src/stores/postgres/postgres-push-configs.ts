@@ -10,6 +10,7 @@ import type {
   PushConfigPage,
   PushConfigRecord,
   PushDeliveryUpdate,
+  PutConfigOptions,
   StoredPushConfig,
   TaskPushStore,
 } from '../push-store.js';
@@ -20,10 +21,12 @@ import {
   pushConfigJson,
   type PushConfigRow,
 } from '../sql/push-config-rows.js';
-import type { PostgresDatabase } from './postgres-database.js';
+import { withTransaction, type PostgresDatabase } from './postgres-database.js';
 
 const COLUMNS = `c.task_id, c.id, c.config, c.created_at, c.delivered_seq, c.failures, c.failing,
   c.next_attempt_at, c.last_success_at, c.last_error, c.last_error_at, t.seq, t.state`;
+/** The first key of the advisory locks that serialise creations of one task's configs. */
+const PUT_LOCK_SPACE = 0x7055;
 const LEASE = `now() + $2::double precision * interval '1 millisecond'`;
 
 /** The push configs of the store on `db`. */
@@ -68,24 +71,49 @@ export function postgresPushConfigs(db: PostgresDatabase): TaskPushStore {
     return result.rowCount === 1;
   };
 
+  const insert = `INSERT INTO ${configs} (task_id, id, config, created_at, delivered_seq)
+    SELECT t.id, $5, $6, $7, least(coalesce($8::bigint, t.seq), t.seq)
+    FROM ${tasks} AS t WHERE ${scoped}`;
+  const upsert = 'ON CONFLICT (task_id, id) DO UPDATE SET config = EXCLUDED.config, open = true';
+  const put = `${insert} ${upsert}`;
+  // A replacement (same id) never counts; a new config only while the task has room for it.
+  const putLimited = `${insert} AND (
+      EXISTS (SELECT 1 FROM ${configs} AS o WHERE o.task_id = t.id AND o.id = $5)
+      OR (SELECT count(*) FROM ${configs} AS o WHERE o.task_id = t.id) < $9::bigint)
+    ${upsert}`;
+
   return {
-    async putConfig(scope: TaskScope, config: PushConfigRecord, fromSeq?: number) {
-      // One statement: the starting position is the task's seq as this write sees it.
-      const result = await db.pool.query({
-        name: 'tandem_push_put',
-        text: `INSERT INTO ${configs} (task_id, id, config, created_at, delivered_seq)
-               SELECT t.id, $5, $6, $7, least(coalesce($8::bigint, t.seq), t.seq)
-               FROM ${tasks} AS t WHERE ${scoped}
-               ON CONFLICT (task_id, id) DO UPDATE SET config = EXCLUDED.config, open = true`,
-        values: [
-          ...scopeValues(scope, config.taskId),
-          config.id,
-          pushConfigJson(config),
-          config.createdAt,
-          fromSeq ?? null,
-        ],
+    async putConfig(scope: TaskScope, config: PushConfigRecord, options: PutConfigOptions = {}) {
+      const { fromSeq, maxConfigs } = options;
+      const values = [
+        ...scopeValues(scope, config.taskId),
+        config.id,
+        pushConfigJson(config),
+        config.createdAt,
+        fromSeq ?? null,
+      ];
+      if (maxConfigs === undefined) {
+        // One statement: the starting position is the task's seq as this write sees it.
+        const result = await db.pool.query({ name: 'tandem_push_put', text: put, values });
+        return result.rowCount === 0 ? undefined : get(scope, config.taskId, config.id);
+      }
+      // Creations of one task's configs take turns (a lock for the transaction), so that the
+      // count the insert is conditional on includes every config committed before it.
+      const stored = await withTransaction(db, async (client) => {
+        await client.query({
+          name: 'tandem_push_put_lock',
+          text: 'SELECT pg_advisory_xact_lock($1, hashtext($2))',
+          values: [PUT_LOCK_SPACE, config.taskId],
+        });
+        const result = await client.query({
+          name: 'tandem_push_put_limited',
+          text: putLimited,
+          values: [...values, maxConfigs],
+        });
+        return result.rowCount !== 0;
       });
-      return result.rowCount === 0 ? undefined : get(scope, config.taskId, config.id);
+      if (stored) return get(scope, config.taskId, config.id);
+      return (await visible(scope, config.taskId)) ? 'limit-reached' : undefined;
     },
 
     getConfig: get,
@@ -188,7 +216,7 @@ export function postgresPushConfigs(db: PostgresDatabase): TaskPushStore {
         name: 'tandem_push_record',
         text: `UPDATE ${configs} SET delivered_seq = $1, failures = $2, failing = $3::int = 1,
                  next_attempt_at = $4, last_success_at = coalesce($5, last_success_at),
-                 last_error = $6, last_error_at = coalesce($7, last_error_at)
+                 last_error = coalesce($6, last_error), last_error_at = coalesce($7, last_error_at)
                WHERE task_id = $8 AND id = $9 AND holder = $10`,
         values: [...values, taskId, id, holder],
       });

@@ -14,6 +14,8 @@ import type { PoolClient, QueryConfig } from 'pg';
 import { InvalidTaskWriteError, TaskExistsError } from '../../protocol/local-errors.js';
 import { carriesArtifactFields } from '../../protocol/task-projection.js';
 import { artifactFieldsJson, mergedArtifactFieldsJson } from '../sql/task-rows.js';
+import { pushConfigJson } from '../sql/push-config-rows.js';
+import type { PushConfigRecord } from '../push-store.js';
 import { createEventsProblem, lastSeqOf, statusTimeOf } from '../task-log.js';
 import type {
   AppendRequest,
@@ -177,9 +179,10 @@ export async function createTask(db: PostgresDatabase, request: CreateTaskReques
   }
   const plan = planOf(events, mutations);
   const n = db.names;
+  const configs = request.pushConfigs ?? [];
   try {
     const [first, ...more] = plan.artifacts;
-    if (more.length === 0) {
+    if (more.length === 0 && configs.length === 0) {
       await db.pool.query(
         createStatement(n, request, plan, first === undefined ? undefined : artifactWrite(first)),
       );
@@ -188,6 +191,8 @@ export async function createTask(db: PostgresDatabase, request: CreateTaskReques
     await withTransaction(db, async (client) => {
       await client.query(createStatement(n, request, plan, undefined));
       await writeArtifacts(client, n, task.id, plan.artifacts);
+      // In the same transaction: a crash cannot leave the task without its configs.
+      await insertNewTaskConfigs(client, n, task.id, configs);
     });
   } catch (error) {
     if (hasSqlState(error, UNIQUE_VIOLATION)) {
@@ -256,4 +261,32 @@ export async function appendToTask(
   });
   const row = current.rows[0];
   return { ok: false, currentSeq: row === undefined ? undefined : toNumber(row.seq) };
+}
+
+/**
+ * Inserts the push configs of a task being created, from its first event, in the creation's
+ * transaction; a config the table refuses (two with one id) fails the creation whole.
+ */
+async function insertNewTaskConfigs(
+  client: PoolClient,
+  n: PostgresNames,
+  taskId: string,
+  configs: readonly PushConfigRecord[],
+): Promise<void> {
+  for (const config of configs) {
+    try {
+      await client.query({
+        name: 'tandem_push_put_new_task',
+        text: `INSERT INTO ${n.pushConfigs} (task_id, id, config, created_at, delivered_seq)
+               VALUES ($1, $2, $3, $4, 0)`,
+        values: [taskId, config.id, pushConfigJson(config), config.createdAt],
+      });
+    } catch (error) {
+      if (!hasSqlState(error, UNIQUE_VIOLATION)) throw error;
+      throw new InvalidTaskWriteError(
+        `The push configs created with task ${taskId} must have distinct ids`,
+        { cause: error },
+      );
+    }
+  }
 }

@@ -64,17 +64,23 @@ export function pushConfigFromRow(row: PushConfigRow): StoredPushConfig {
   };
 }
 
-/** The state columns of an update, in the order the statements bind them. */
+/**
+ * The state columns of an update, in the order the statements bind them. Times are rounded up to
+ * whole milliseconds: the columns are integers, and a fraction (a jittered backoff) would make
+ * SQLite's strict table and PostgreSQL's bigint refuse the whole update.
+ */
 export function deliveryUpdateValues(
   update: PushDeliveryUpdate,
 ): [number, number, number, number, number | null, string | null, number | null] {
+  const ms = (time: number | undefined): number | null =>
+    time === undefined ? null : Math.ceil(time);
   return [
     update.deliveredSeq,
     update.failures,
     update.failing ? 1 : 0,
-    update.nextAttemptAt,
-    update.lastSuccessAt ?? null,
+    Math.ceil(update.nextAttemptAt),
+    ms(update.lastSuccessAt),
     update.lastError ?? null,
-    update.lastErrorAt ?? null,
+    ms(update.lastErrorAt),
   ];
 }

@@ -9,10 +9,12 @@ import type {
   PushConfigPage,
   PushConfigRecord,
   PushDeliveryUpdate,
+  PutConfigOptions,
   StoredPushConfig,
 } from '../push-store.js';
 import type { TaskScope } from '../task-store.js';
 import { TERMINAL_STATES } from '../../protocol/task-state.js';
+import { InvalidTaskWriteError } from '../../protocol/local-errors.js';
 import { sqlStateList } from '../sql/task-rows.js';
 import {
   deliveryUpdateValues,
@@ -44,6 +46,7 @@ export class SqlitePushConfigs {
     PushConfigRow
   >;
   readonly #delete: Database.Statement<[number, string]>;
+  readonly #count: Database.Statement<[number], { n: number }>;
   readonly #due: Database.Statement<[number, string, number], PushConfigRow>;
   readonly #close: Database.Statement<[number]>;
   readonly #setHolder: Database.Statement<[string, number, string]>;
@@ -82,6 +85,7 @@ export class SqlitePushConfigs {
       `SELECT ${COLUMNS} FROM ${FROM} WHERE ${SCOPED} AND c.id > ? ORDER BY c.id LIMIT ?`,
     );
     this.#delete = db.prepare('DELETE FROM push_configs WHERE task_key = ? AND id = ?');
+    this.#count = db.prepare('SELECT count(*) AS n FROM push_configs WHERE task_key = ?');
     this.#due = db.prepare(
       `SELECT ${COLUMNS}, c.task_key FROM push_configs AS c INDEXED BY push_configs_due
          JOIN tasks AS t ON t.key = c.task_key
@@ -104,21 +108,48 @@ export class SqlitePushConfigs {
     );
     this.#record = db.prepare(
       `UPDATE push_configs SET delivered_seq = ?, failures = ?, failing = ?, next_attempt_at = ?,
-         last_success_at = coalesce(?, last_success_at), last_error = ?,
+         last_success_at = coalesce(?, last_success_at), last_error = coalesce(?, last_error),
          last_error_at = coalesce(?, last_error_at)
        WHERE task_key = ? AND id = ? AND holder = ?`,
     );
   }
 
-  put(scope: TaskScope, config: PushConfigRecord, fromSeq?: number): StoredPushConfig | undefined {
+  /** Runs inside the store's write transaction, so the count and the insert are one write. */
+  put(
+    scope: TaskScope,
+    config: PushConfigRecord,
+    options: PutConfigOptions = {},
+  ): StoredPushConfig | undefined | 'limit-reached' {
     const task = this.#taskKey.get(config.taskId, scope.agent, scope.tenant, scope.owner);
     if (task === undefined) return undefined;
+    const { fromSeq, maxConfigs } = options;
     const json = pushConfigJson(config);
     if (this.#replace.run(json, task.key, config.id).changes === 0) {
+      if (maxConfigs !== undefined && (this.#count.get(task.key)?.n ?? 0) >= maxConfigs) {
+        return 'limit-reached';
+      }
       const start = Math.min(fromSeq ?? task.seq, task.seq);
       this.#insert.run(task.key, config.id, json, config.createdAt, start);
     }
     return this.get(scope, config.taskId, config.id);
+  }
+
+  /**
+   * Inserts the configs of a task being created (key `taskKey`), from its first event. Runs in
+   * the creation's write; a config the table refuses (two with one id) fails it whole.
+   */
+  insertForNewTask(taskKey: number, configs: readonly PushConfigRecord[]): void {
+    for (const config of configs) {
+      try {
+        this.#insert.run(taskKey, config.id, pushConfigJson(config), config.createdAt, 0);
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') throw error;
+        throw new InvalidTaskWriteError(
+          `The push configs created with task ${config.taskId} must have distinct ids`,
+          { cause: error },
+        );
+      }
+    }
   }
 
   get(scope: TaskScope, taskId: string, id: string): StoredPushConfig | undefined {

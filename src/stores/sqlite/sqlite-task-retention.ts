@@ -2,7 +2,8 @@
  * Retention for {@link SqliteTaskStore}: deleting terminal tasks older than a cutoff, a bounded
  * batch per transaction so that a purge never holds the write lock for long. The batch is picked
  * through a partial index of terminal tasks by status time; a task's rows in every table go in
- * the same transaction, so no reader ever sees half a task.
+ * the same transaction, so no reader ever sees half a task. A task whose push configs have not
+ * received all of its events is kept: its log is their outbox (see `push-store.ts`).
  */
 
 import type Database from 'better-sqlite3';
@@ -19,6 +20,8 @@ export class SqliteTaskRetention {
     const pick = db
       .prepare<[number, number], number>(
         `SELECT key FROM tasks WHERE state IN ${sqlStateList(TERMINAL_STATES)} AND status_time < ?
+           AND NOT EXISTS (SELECT 1 FROM push_configs AS c
+                           WHERE c.task_key = tasks.key AND c.delivered_seq < tasks.seq)
          ORDER BY status_time LIMIT ?`,
       )
       .pluck();

@@ -100,6 +100,7 @@ export class SqliteTaskStore implements TaskStore {
   readonly retention: TaskRetention;
   /** Push configs: writes go through the group commit, after the deferred task rows. */
   readonly push: TaskPushStore;
+  readonly #pushConfigs: SqlitePushConfigs;
   readonly #db: Database.Database;
   readonly #path: string;
   readonly #reads: SqliteTaskReads;
@@ -133,9 +134,10 @@ export class SqliteTaskStore implements TaskStore {
         this.#run(() => leases.findOrphans(limit, options?.ignoreLeases === true)),
     };
     const push = new SqlitePushConfigs(db);
+    this.#pushConfigs = push;
     this.push = {
-      putConfig: (scope, config, fromSeq) =>
-        this.#writeRows(() => push.put(scope, config, fromSeq)),
+      putConfig: (scope, config, options) =>
+        this.#writeRows(() => push.put(scope, config, options)),
       getConfig: (scope, taskId, id) => this.#run(() => push.get(scope, taskId, id)),
       listConfigs: (scope, taskId, limit, afterId) =>
         this.#run(() => push.list(scope, taskId, limit, afterId)),
@@ -218,7 +220,12 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   createTask(request: CreateTaskRequest): Promise<void> {
-    return this.#write(() => this.#writes.create(request), URGENT);
+    const configs = request.pushConfigs ?? [];
+    if (configs.length === 0) return this.#write(() => this.#writes.create(request), URGENT);
+    return this.#write(
+      () => this.#writes.create(request, (key) => this.#pushConfigs.insertForNewTask(key, configs)),
+      URGENT,
+    );
   }
 
   /** An append that changes no status (an artifact chunk) may wait a little for its commit. */

@@ -143,8 +143,12 @@ export class SqliteTaskWrites {
     this.#deferred.writeAll();
   }
 
-  /** Creates a task with its first events; throws if the id exists. Runs inside a transaction. */
-  create(request: CreateTaskRequest): void {
+  /**
+   * Creates a task with its first events; throws if the id exists. Runs inside a transaction.
+   * `writeChildren` writes other rows keyed by the task's key (its push configs) in the same
+   * write, before anything is remembered: when it throws, the savepoint undoes the whole task.
+   */
+  create(request: CreateTaskRequest, writeChildren?: (key: number) => void): void {
     const { task, events, scope } = request;
     const problem = createEventsProblem(events);
     if (problem !== undefined) throw problem;
@@ -166,6 +170,7 @@ export class SqliteTaskWrites {
     for (const message of task.history ?? []) this.#addHistory(state, message);
     for (const artifact of task.artifacts ?? []) this.#insertNewArtifact(state, artifact);
     this.#insertEvents(state, events);
+    writeChildren?.(key);
     const now = Date.now();
     this.#deferred.insertTask({
       key,
