@@ -150,6 +150,17 @@ export class MemoryTaskStore implements TaskStore {
     yield* merged;
   }
 
+  /** How many tasks `scope` holds: the sizes of its indexes, without walking them. */
+  #sizeOf(scope: TaskReadScope): number {
+    if (scope.owner !== null) {
+      return this.#indexes.get(this.#intern(scope as TaskScope).scopeKey)?.size ?? 0;
+    }
+    const prefix = `${scope.agent}\u0000${scope.tenant}\u0000`;
+    let size = 0;
+    for (const [key, index] of this.#indexes) if (key.startsWith(prefix)) size += index.size;
+    return size;
+  }
+
   createTask(request: CreateTaskRequest): Promise<void> {
     const { task, events } = request;
     if (this.#tasks.has(task.id)) {
@@ -278,10 +289,17 @@ export class MemoryTaskStore implements TaskStore {
       (query.contextId === undefined || entry.contextId === query.contextId) &&
       (query.state === undefined || stateOf(entry) === query.state) &&
       (query.statusTimeFrom === undefined || entry.statusTime >= query.statusTimeFrom);
+    const unfiltered =
+      query.contextId === undefined &&
+      query.state === undefined &&
+      query.statusTimeFrom === undefined;
     let totalSize: number | undefined;
     if (query.countTotal !== false) {
-      totalSize = 0;
-      for (const entry of this.#descending(scope)) if (matches(entry)) totalSize++;
+      if (unfiltered) totalSize = this.#sizeOf(scope);
+      else {
+        totalSize = 0;
+        for (const entry of this.#descending(scope)) if (matches(entry)) totalSize++;
+      }
     }
     const tasks: Task[] = [];
     let last: StoredEntry | undefined;
