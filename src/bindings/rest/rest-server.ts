@@ -237,11 +237,15 @@ class RestHttpBinding implements ServerBinding {
         ),
       );
     }
-    const tooLarge = new InvalidRequestError(
-      `Request body exceeds the ${formatBytes(maxBodyBytes)} limit`,
-    );
+    // Made only when refused: an error captures a stack trace, which costs every request.
+    const tooLarge = (): RefusedRequest =>
+      new RefusedRequest(
+        413,
+        new InvalidRequestError(`Request body exceeds the ${formatBytes(maxBodyBytes)} limit`),
+        true,
+      );
     const declared = http.get('content-length');
-    if (declared && Number(declared) > maxBodyBytes) return new RefusedRequest(413, tooLarge, true);
+    if (declared && Number(declared) > maxBodyBytes) return tooLarge();
     let body: string | Uint8Array | typeof BODY_TOO_LARGE;
     try {
       body = await http.readBody(maxBodyBytes);
@@ -253,7 +257,7 @@ class RestHttpBinding implements ServerBinding {
         true,
       );
     }
-    if (body === BODY_TOO_LARGE) return new RefusedRequest(413, tooLarge, true);
+    if (body === BODY_TOO_LARGE) return tooLarge();
     const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
     if (text.trim() === '') return {};
     let value: unknown;
