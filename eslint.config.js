@@ -60,6 +60,8 @@ const grpcWireCodec = [
   'src/bindings/grpc/grpc-event-ids.ts',
   'src/bindings/grpc/implicit-defaults.ts',
   'src/bindings/grpc/generated/**',
+  // The 0.3 service's methods and messages (a2a.v1.A2AService of the 0.3 proto).
+  'src/bindings/v0_3/v03-grpc-codec.ts',
 ];
 
 const layerRules = Object.entries(layers).map(([layer, forbidden]) => ({
