@@ -211,8 +211,8 @@ export default tseslint.config(
   },
   {
     // The gRPC client half runs on Node only (grpc-js is built on node:http2 and node:tls) and
-    // is loaded only when a card selects gRPC; it needs Node's own TLS host check.
-    files: ['src/bindings/grpc/grpc-client-transport.ts'],
+    // is loaded only when a card selects gRPC; its channel needs Node's own TLS host check.
+    files: ['src/bindings/grpc/grpc-client-channel.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -220,7 +220,7 @@ export default tseslint.config(
           patterns: [
             {
               group: ['node:*', '!node:net', '!node:tls'],
-              message: 'The gRPC client transport uses node:net and node:tls only.',
+              message: 'The gRPC client channel uses node:net and node:tls only.',
             },
           ],
         },
