@@ -60,6 +60,8 @@ const grpcWireCodec = [
   'src/bindings/grpc/grpc-event-ids.ts',
   'src/bindings/grpc/implicit-defaults.ts',
   'src/bindings/grpc/generated/**',
+  // The 0.3 service's methods and messages (a2a.v1.A2AService of the 0.3 proto).
+  'src/bindings/v0_3/v03-grpc-codec.ts',
 ];
 
 const layerRules = Object.entries(layers).map(([layer, forbidden]) => ({
@@ -209,8 +211,8 @@ export default tseslint.config(
   },
   {
     // The gRPC client half runs on Node only (grpc-js is built on node:http2 and node:tls) and
-    // is loaded only when a card selects gRPC; it needs Node's own TLS host check.
-    files: ['src/bindings/grpc/grpc-client-transport.ts'],
+    // is loaded only when a card selects gRPC; its channel needs Node's own TLS host check.
+    files: ['src/bindings/grpc/grpc-client-channel.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -218,7 +220,7 @@ export default tseslint.config(
           patterns: [
             {
               group: ['node:*', '!node:net', '!node:tls'],
-              message: 'The gRPC client transport uses node:net and node:tls only.',
+              message: 'The gRPC client channel uses node:net and node:tls only.',
             },
           ],
         },

@@ -104,6 +104,6 @@ export function selectInterface(
   throw new NoCompatibleInterfaceError(
     `No interface of the agent card at ${cardUrl} fits: the card offers ${offered}; this client ` +
       `accepts ${bindings.join(', ')} at protocol version ${CURRENT_PROTOCOL_VERSION} ` +
-      `(JSONRPC and HTTP+JSON at ${LEGACY_PROTOCOL_VERSION} too).${missing}`,
+      `(JSONRPC, HTTP+JSON and GRPC at ${LEGACY_PROTOCOL_VERSION} too).${missing}`,
   );
 }

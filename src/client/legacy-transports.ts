@@ -25,4 +25,12 @@ export const LEGACY_TRANSPORTS: ReadonlyMap<string, ClientTransportFactory> = ne
         module.createV03RestClientTransport(context),
       ),
   ],
+  // grpc-js and the protobuf code load with it, as for the 1.0 gRPC transport.
+  [
+    'GRPC',
+    (context) =>
+      import('../bindings/v0_3/v03-grpc-client-transport.js').then((module) =>
+        module.createV03GrpcClientTransport(context),
+      ),
+  ],
 ]);

@@ -2,7 +2,8 @@
  * A2A 0.3 from the command line, with real processes: `tandem serve --compat 0.3` answers the
  * official 0.3 SDK client (JSON-RPC, and gRPC with `--grpc-port`) and serves the legacy card path (and refuses an unknown `--compat`),
  * and the client commands (`card`, `send`, `stream`, `get`) work against a server that speaks
- * only 0.3 (the official SDK's), unchanged.
+ * only 0.3 (the official SDK's; over gRPC too, for a card that lists only its gRPC interface),
+ * unchanged.
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +16,7 @@ let sdkServer: SdkV03Server;
 
 beforeAll(async () => {
   await ensureBuilt();
-  sdkServer = await startSdkV03Server();
+  sdkServer = await startSdkV03Server({ grpc: true });
 });
 
 afterAll(() => sdkServer.close());
@@ -128,6 +129,19 @@ describe.concurrent('client commands against a 0.3 agent', () => {
     const reply = await runCli(['send', sdkServer.url, 'reply', 'bonjour']);
     expect(reply.code).toBe(0);
     expect(reply.stdout).toContain('bonjour');
+  });
+
+  it('send and stream go over gRPC 0.3 when that is all the card offers', async () => {
+    const agent = `${sdkServer.url}/grpc-only`;
+    const sent = await runCli(['send', agent, 'chunks', '--json']);
+    expect(sent.code).toBe(0);
+    const printed = JSON.parse(sent.stdout) as { task?: unknown };
+    const task = (printed.task ?? printed) as { status: { state: string } };
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    const streamed = await runCli(['stream', agent, 'go', '--json']);
+    expect(streamed.code).toBe(0);
+    const last = streamed.stdout.trim().split('\n').at(-1) ?? '{}';
+    expect(Object.keys(JSON.parse(last) as object)[0]).toBe('statusUpdate');
   });
 
   it('stream prints one 1.0 event per line', async () => {

@@ -205,16 +205,21 @@ describe('interface selection', () => {
   });
 
   it('says what the card offers when nothing fits', async () => {
-    const oldGrpc = { ...grpc, protocolVersion: '0.3' };
+    const oldGrpc = { ...grpc, protocolVersion: '0.2' };
     const error = await select([rpc('http://old/rpc', '0.2'), oldGrpc], ['JSONRPC', 'GRPC']).catch(
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(NoCompatibleInterfaceError);
     const message = (error as Error).message;
     expect(message).toContain('JSONRPC 0.2 at http://old/rpc');
-    expect(message).toContain('GRPC 0.3 at grpc.example.com:443');
+    expect(message).toContain('GRPC 0.2 at grpc.example.com:443');
     expect(message).toContain('accepts JSONRPC, GRPC at protocol version 1.0');
-    expect(message).toContain('(JSONRPC and HTTP+JSON at 0.3 too)');
+    expect(message).toContain('(JSONRPC, HTTP+JSON and GRPC at 0.3 too)');
+  });
+
+  it('takes a GRPC interface at 0.3 when the card has no 1.0 one', async () => {
+    const picked = await select([{ ...grpc, protocolVersion: '0.3' }], ['GRPC']);
+    expect(picked.interface).toMatchObject({ protocolBinding: 'GRPC', protocolVersion: '0.3' });
   });
 
   it('takes a GRPC interface with its bare host:port URL as it is', async () => {

@@ -11,34 +11,31 @@
  * The interface URL is a bare `host:port` (as agent cards write gRPC interfaces). TLS is used when
  * the card was served over HTTPS or the client was given TLS material (`ClientOptions.tls`: a
  * client certificate, a CA), or when the URL says so (`grpcs://` or `https://`); `grpc://` or
- * `http://` force plaintext. TLS to an IP address verifies the certificate's IP SAN; the name the
- * handshake announces is then `localhost`, not the address, because SNI carries no addresses
- * (RFC 6066 — Node warns with DEP0123 when asked to send one). A stream's events are numbered
+ * `http://` force plaintext (`grpc-client-channel.ts`). A stream's events are numbered
  * from the `a2a-first-event-id` response header (the n-th message has id first + n, see
  * `grpc-event-ids.ts`), so that a dropped stream resumes like an SSE one: `SubscribeToTask` with
  * `last-event-id` metadata.
+ *
+ * The methods, their codecs, the metadata and the reading of errors, results and events are a
+ * dialect (`grpc-client-dialect.ts`): `lf.a2a.v1.A2AService` by default, `a2a.v1.A2AService` of
+ * A2A 0.3 for an interface at 0.3 (`v0_3/v03-grpc-client-transport.ts`), on the same channel,
+ * calls and streams.
  *
  * Loaded only when a card selects gRPC (`client/transport-registry.ts`), so that the client is
  * importable without grpc-js.
  */
 
-import { isIP } from 'node:net';
-import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { GRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import {
   Client,
   Metadata,
-  credentials as grpcCredentials,
   status as Status,
-  type ChannelCredentials,
-  type ChannelOptions,
   type ClientReadableStream,
   type ServiceError,
 } from '@grpc/grpc-js';
-import { fromGrpcStatus } from '../../protocol/error-serialization.js';
 import type { A2AError } from '../../protocol/errors.js';
+import type { OperationName } from '../../protocol/operations.js';
 import type {
-  ClientTls,
   ClientTransport,
   ClientTransportContext,
   StreamCall,
@@ -55,7 +52,8 @@ import {
   HttpStatusError,
   ProtocolViolationError,
 } from '../client/transport-errors.js';
-import { grpcMethodOf, type GrpcMethod } from './grpc-codec.js';
+import { channelFor, targetOf } from './grpc-client-channel.js';
+import { A2A_GRPC, type GrpcClientMethod, type GrpcDialect } from './grpc-client-dialect.js';
 import { FIRST_EVENT_ID_HEADER, firstEventIdOf } from './grpc-event-ids.js';
 import { STATUS_DETAILS_KEY, decodeStatus, type DecodedStatus } from './grpc-status.js';
 
@@ -123,13 +121,6 @@ function metadataOf(headers: Headers): Metadata {
   return metadata;
 }
 
-/** The metadata of a streaming call: its headers, and where it resumes. */
-function streamMetadataOf(call: StreamCall): Metadata {
-  const metadata = metadataOf(call.headers);
-  if (call.lastEventId !== undefined) metadata.set('last-event-id', call.lastEventId);
-  return metadata;
-}
-
 function headersOf(metadata: Metadata): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(metadata.getMap())) {
@@ -138,27 +129,13 @@ function headersOf(metadata: Metadata): Headers {
   return headers;
 }
 
-interface Target {
-  readonly authority: string;
-  readonly tls: boolean;
-}
-
-function targetOf(url: string, cardUrl: string | undefined, tls: boolean): Target {
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
-  if (scheme === undefined) {
-    return { authority: url, tls: tls || cardUrl?.startsWith('https:') === true };
-  }
-  if (scheme !== 'grpc' && scheme !== 'grpcs' && scheme !== 'http' && scheme !== 'https') {
-    throw new ProtocolViolationError(
-      `The gRPC interface URL ${JSON.stringify(url)} is not host:port (nor grpc://, grpcs://, http:// or https://)`,
-    );
-  }
-  const authority = url.slice(scheme.length + 3).replace(/\/.*$/, '');
-  return { authority, tls: scheme === 'grpcs' || scheme === 'https' };
-}
-
 /** The typed error of a failed call. */
-function errorOf(error: ServiceError, where: string, signal: AbortSignal): Error {
+function errorOf(
+  error: ServiceError,
+  where: string,
+  signal: AbortSignal,
+  read: (code: number, status: DecodedStatus) => A2AError | undefined,
+): Error {
   if (signal.aborted) return abortReasonOf(signal);
   let status: DecodedStatus = { code: error.code, message: error.details, details: [] };
   const details = error.metadata?.get(STATUS_DETAILS_KEY)[0];
@@ -173,7 +150,7 @@ function errorOf(error: ServiceError, where: string, signal: AbortSignal): Error
       );
     }
   }
-  const a2a: A2AError | undefined = fromGrpcStatus(error.code, status.message, status.details);
+  const a2a = read(error.code, status);
   if (a2a !== undefined) return a2a;
   if (error.code === Status.UNAVAILABLE) {
     return new ConnectionError(`${where} is unreachable: ${error.details}`, { cause: error });
@@ -195,72 +172,46 @@ function abortReasonOf(signal: AbortSignal): Error {
 
 const identity = (value: Buffer): Buffer => value;
 
-/** The host of a `host:port` authority (an IPv6 address without its brackets). */
-function hostOf(authority: string): string {
-  const bracketed = /^\[([^\]]+)\]/.exec(authority);
-  if (bracketed !== null) return bracketed[1] ?? authority;
-  const colon = authority.lastIndexOf(':');
-  return colon === -1 ? authority : authority.slice(0, colon);
-}
-
-/**
- * The name announced by SNI for a TLS connection to an IP address: SNI carries host names only,
- * and a server that selects certificates by name falls back to its default one for an unknown
- * name, as for none.
- */
-const SNI_FOR_ADDRESS = 'localhost';
-
-function pemOf(value: string | Uint8Array | undefined): Buffer | null {
-  if (value === undefined) return null;
-  return typeof value === 'string' ? Buffer.from(value) : Buffer.from(value);
-}
-
-/** The channel's credentials and the options they need for `authority`. */
-function channelOf(
-  authority: string,
-  tls: ClientTls | undefined,
-): { credentials: ChannelCredentials; options: ChannelOptions } {
-  const host = hostOf(authority);
-  if (isIP(host) === 0) {
-    return {
-      credentials: grpcCredentials.createSsl(pemOf(tls?.ca), pemOf(tls?.key), pemOf(tls?.cert)),
-      options: {},
-    };
-  }
-  // grpc-js announces the target host, an address here, unless the target name is overridden; it
-  // then checks the certificate against the override, so the check is given the address back.
-  return {
-    credentials: grpcCredentials.createSsl(pemOf(tls?.ca), pemOf(tls?.key), pemOf(tls?.cert), {
-      checkServerIdentity: (_name: string, certificate: PeerCertificate) =>
-        checkServerIdentity(host, certificate),
-    }),
-    options: { 'grpc.ssl_target_name_override': SNI_FOR_ADDRESS },
-  };
-}
-
 class GrpcClientTransport implements ClientTransport {
   readonly protocolBinding = GRPC_BINDING;
   readonly #client: Client;
   readonly #authority: string;
+  readonly #dialect: GrpcDialect;
 
-  constructor(context: ClientTransportContext) {
+  constructor(context: ClientTransportContext, dialect: GrpcDialect) {
+    this.#dialect = dialect;
     const target = targetOf(context.agentInterface.url, context.cardUrl, context.tls !== undefined);
     this.#authority = target.authority;
-    const channel = target.tls
-      ? channelOf(target.authority, context.tls)
-      : { credentials: grpcCredentials.createInsecure(), options: {} };
+    const channel = channelFor(target, context.tls);
     this.#client = new Client(target.authority, channel.credentials, {
       ...channel.options,
       'grpc.max_receive_message_length': context.maxResponseBytes,
     });
   }
 
-  #where(method: GrpcMethod): string {
+  #where(method: GrpcClientMethod): string {
     return `${this.#authority}${method.path}`;
   }
 
+  #metadataOf(headers: Headers): Metadata {
+    const edited = new Headers(headers);
+    this.#dialect.editHeaders(edited);
+    return metadataOf(edited);
+  }
+
+  #errorOf(
+    operation: OperationName,
+    error: ServiceError,
+    where: string,
+    signal: AbortSignal,
+  ): Error {
+    return errorOf(error, where, signal, (code, status) =>
+      this.#dialect.errorOf(operation, code, status),
+    );
+  }
+
   unary<N extends UnaryOperationName>(call: UnaryCall<N>): Promise<UnaryCallResult<N>> {
-    const method = grpcMethodOf(call.operation);
+    const method = this.#dialect.methodOf(call.operation);
     const where = this.#where(method);
     const { signal } = call;
     signal.throwIfAborted();
@@ -271,19 +222,20 @@ class GrpcClientTransport implements ClientTransport {
         identity,
         identity,
         Buffer.from(method.request.encode(call.message)),
-        metadataOf(call.headers),
+        this.#metadataOf(call.headers),
         {},
         (error, response) => {
           signal.removeEventListener('abort', cancel);
           if (error !== null) {
-            reject(errorOf(error, where, signal));
+            reject(this.#errorOf(call.operation, error, where, signal));
             return;
           }
           try {
             const value = method.response.decode(response ?? Buffer.alloc(0));
+            const result = this.#dialect.resultOf(call.operation, value, where);
             resolve({
               stream: false,
-              message: parseOperationResult(call.operation, value, where),
+              message: parseOperationResult(call.operation, result, where),
               headers,
             });
           } catch (cause) {
@@ -299,8 +251,15 @@ class GrpcClientTransport implements ClientTransport {
     });
   }
 
+  /** The metadata of a streaming call: its headers, and where it resumes. */
+  #streamMetadataOf(call: StreamCall): Metadata {
+    const metadata = this.#metadataOf(call.headers);
+    if (call.lastEventId !== undefined) metadata.set('last-event-id', call.lastEventId);
+    return metadata;
+  }
+
   async stream<N extends StreamingOperationName>(call: StreamCall<N>): Promise<StreamCallResult> {
-    const method = grpcMethodOf(call.operation);
+    const method = this.#dialect.methodOf(call.operation);
     const where = this.#where(method);
     const { signal } = call;
     signal.throwIfAborted();
@@ -309,7 +268,7 @@ class GrpcClientTransport implements ClientTransport {
       identity,
       identity,
       Buffer.from(method.request.encode(call.message)),
-      streamMetadataOf(call),
+      this.#streamMetadataOf(call),
       {},
     );
     const cancel = (): void => stream.cancel();
@@ -343,27 +302,37 @@ class GrpcClientTransport implements ClientTransport {
       stream.once('end', () => resolve(new Headers()));
       stream.once('error', (error: ServiceError) => {
         signal.removeEventListener('abort', cancel);
-        reject(errorOf(error, where, signal));
+        reject(this.#errorOf(call.operation, error, where, signal));
       });
     });
     const first = firstEventIdOf(headers.get(FIRST_EVENT_ID_HEADER));
+    const dialect = this.#dialect;
+    const failed = (error: ServiceError): Error =>
+      this.#errorOf(call.operation, error, where, signal);
     const events = async function* (): AsyncGenerator<StreamItem> {
       let position = 0;
       try {
         for (;;) {
           const chunk = queue.shift();
           if (chunk !== undefined) {
-            let payload;
+            // Every message has its id, a skipped one too: the server numbers what it sends.
+            const id = first === undefined ? undefined : String(first + position);
+            position++;
+            let read;
             try {
-              payload = parseStreamPayload(method.response.decode(chunk), where);
+              read = dialect.eventOf(method.response.decode(chunk), where);
             } catch (cause) {
               throw asViolation(cause, where);
             }
-            yield first === undefined ? { payload } : { id: String(first + position), payload };
-            position++;
+            if (read === undefined) continue;
+            const payload = parseStreamPayload(read.payload, where);
+            yield id === undefined ? { payload } : { id, payload };
+            // A stream is over once an event says so (0.3's `final`), whether or not the agent
+            // closes it.
+            if (read.final) return;
             continue;
           }
-          if (failure !== undefined) throw errorOf(failure, where, signal);
+          if (failure !== undefined) throw failed(failure);
           if (ended) return;
           await new Promise<void>((resolve) => {
             wake = resolve;
@@ -389,5 +358,16 @@ function asViolation(cause: unknown, where: string): Error {
 
 /** Creates the gRPC transport of one interface. */
 export function createGrpcClientTransport(context: ClientTransportContext): ClientTransport {
-  return new GrpcClientTransport(context);
+  return new GrpcClientTransport(context, A2A_GRPC);
+}
+
+/**
+ * Creates a gRPC transport that speaks `dialect` (the same channel, calls, streams and
+ * validation as {@link createGrpcClientTransport}, another service and its codecs).
+ */
+export function createGrpcDialectTransport(
+  context: ClientTransportContext,
+  dialect: GrpcDialect,
+): ClientTransport {
+  return new GrpcClientTransport(context, dialect);
 }

@@ -12,19 +12,11 @@
  * `a2a-version` metadata says (0.3 clients send none).
  */
 
-import {
-  fromBinary,
-  fromJson,
-  toBinary,
-  toJson,
-  type DescMessage,
-  type JsonValue as ProtobufJsonValue,
-} from '@bufbuild/protobuf';
+import type { DescMessage } from '@bufbuild/protobuf';
 import { InvalidRequestError } from '../../protocol/errors.js';
 import type { OperationName } from '../../protocol/operations.js';
 import { GrpcEncodingError, type GrpcMessageCodec, type GrpcMethod } from '../grpc/grpc-codec.js';
 import type { GrpcCompatService } from '../grpc/grpc-server.js';
-import { A2AService } from '../grpc/generated/v0_3/a2a_pb.js';
 import { isObject, UntranslatableError } from './translate/untranslatable.js';
 import { invalidParamsOf } from './translate/v03-errors.js';
 import {
@@ -38,15 +30,16 @@ import { requestFromV03 } from './translate/v03-requests.js';
 import { resultToV03 } from './translate/v03-results.js';
 import { streamEventToV03 } from './translate/v03-task.js';
 import { V03_VERSION, type V03Method } from './translate/v03-types.js';
+import {
+  decodeV03,
+  encodeV03,
+  taskOfName,
+  V03_GRPC_METHODS,
+  V03_SERVICE_NAME,
+  v03PathOf,
+} from './v03-grpc-codec.js';
 
 type Json = Record<string, unknown>;
-
-/** The task id of a `tasks/{id}` resource name (or of a longer one below it). */
-function taskOfName(name: unknown): string | undefined {
-  if (typeof name !== 'string') return undefined;
-  const match = /^tasks\/([^/]+)/.exec(name);
-  return match === null ? undefined : match[1];
-}
 
 /** Each 0.3 method: its 1.0 operation, its 0.3 JSON-RPC method and how its params are read. */
 const METHODS: Readonly<
@@ -111,17 +104,6 @@ const METHODS: Readonly<
   },
 };
 
-function encodeJson(schema: DescMessage, value: unknown): Uint8Array {
-  try {
-    return toBinary(schema, fromJson(schema, value as ProtobufJsonValue));
-  } catch (error) {
-    throw new GrpcEncodingError(
-      `Cannot encode ${schema.typeName}: ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    );
-  }
-}
-
 /** A 0.3 request: binary → 0.3 ProtoJSON → kind-tagged params → the 1.0 request. */
 class V03RequestCodec implements GrpcMessageCodec {
   constructor(
@@ -139,13 +121,7 @@ class V03RequestCodec implements GrpcMessageCodec {
   }
 
   decode(bytes: Uint8Array): unknown {
-    let value: unknown;
-    try {
-      value = toJson(this.schema, fromBinary(this.schema, bytes));
-    } catch (error) {
-      const reason = error instanceof Error ? `: ${error.message}` : '';
-      throw new InvalidRequestError(`The message is not a valid ${this.schema.typeName}${reason}`);
-    }
+    const value = decodeV03(this.schema, bytes);
     try {
       return requestFromV03(this.v03, this.params(isObject(value) ? value : {}), '');
     } catch (error) {
@@ -167,7 +143,7 @@ class V03ResponseCodec implements GrpcMessageCodec {
   }
 
   encode(value: unknown): Uint8Array {
-    return encodeJson(this.schema, this.toProto(value) ?? {});
+    return encodeV03(this.schema, this.toProto(value) ?? {});
   }
 
   decode(): unknown {
@@ -176,10 +152,10 @@ class V03ResponseCodec implements GrpcMessageCodec {
 }
 
 function methodsOf(): GrpcMethod[] {
-  return A2AService.methods.map((method) => {
+  return V03_GRPC_METHODS.map((method) => {
     const entry = METHODS[method.name];
     if (entry === undefined) {
-      throw new InvalidRequestError(`${A2AService.typeName}.${method.name} has no translation`);
+      throw new InvalidRequestError(`${V03_SERVICE_NAME}.${method.name} has no translation`);
     }
     const streaming = method.methodKind === 'server_streaming';
     const { operation } = entry;
@@ -188,7 +164,7 @@ function methodsOf(): GrpcMethod[] {
       : (result: unknown) => resultToProto(operation, resultToV03(operation, result));
     return {
       operation,
-      path: `/${A2AService.typeName}/${method.name}`,
+      path: v03PathOf(method),
       streaming,
       request: new V03RequestCodec(method.input, entry.v03, entry.params),
       response: new V03ResponseCodec(method.output, toProto),

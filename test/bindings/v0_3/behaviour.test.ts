@@ -1,6 +1,7 @@
 /**
- * The behaviour suite's core cases over A2A 0.3: Tandem's client held to the 0.3 JSON-RPC or
- * HTTP+JSON interface of a `--compat 0.3` server (the card it is given lists only that one), so
+ * The behaviour suite's core cases over A2A 0.3: Tandem's client held to the 0.3 JSON-RPC,
+ * HTTP+JSON or gRPC interface of a `--compat 0.3` server (the card it is given lists only that
+ * one; for gRPC, `a2a.v1.A2AService` beside the 1.0 service on the gRPC port), so
  * that every call crosses the translation twice — 1.0 → 0.3 in the client, 0.3 → 1.0 in the
  * server, and back — over every store. Sending (blocking, non-blocking, direct replies,
  * multi-turn), streaming, subscribing with resume after an event id, cancel, errors, the
@@ -25,6 +26,7 @@ import {
   type A2ANodeServer,
   type TaskRuntime,
 } from '../../../src/server.js';
+import { createGrpcServer, v03GrpcService, type A2AGrpcServer } from '../../../src/server-grpc.js';
 import { clientTestAgent, extensionAgent, REQUIRED_EXTENSION } from '../../support/agents.js';
 import { describeMatrix } from '../../support/matrix.js';
 import { openStore, type OpenedStore } from '../../support/stores.js';
@@ -32,10 +34,12 @@ import { openStore, type OpenedStore } from '../../support/stores.js';
 describeMatrix(
   'A2A 0.3 client against --compat 0.3',
   ({ binding, store: storeName }) => {
-    const protocolBinding = binding === 'rest' ? 'HTTP+JSON' : 'JSONRPC';
+    const protocolBinding =
+      binding === 'rest' ? 'HTTP+JSON' : binding === 'grpc' ? 'GRPC' : 'JSONRPC';
     let store: OpenedStore;
     let runtime: TaskRuntime;
     let server: A2ANodeServer;
+    let grpc: A2AGrpcServer | undefined;
     let client: A2AClient;
     let card: AgentCard;
 
@@ -43,11 +47,25 @@ describeMatrix(
       store = await openStore(storeName);
       runtime = createTaskRuntime({ store: store.store });
       await runtime.start();
+      const handler = createRequestHandler({ agent: clientTestAgent, runtime });
+      // The gRPC server serves the same handler; the card at the HTTP port lists its interfaces.
+      grpc =
+        binding === 'grpc'
+          ? createGrpcServer({
+              agents: [{ path: '', handler, cardInterfaces: () => server.interfacesOf('') }],
+              compat: v03GrpcService(),
+            })
+          : undefined;
       server = createNodeServer({
-        agents: [{ path: '', handler: createRequestHandler({ agent: clientTestAgent, runtime }) }],
+        agents: [
+          grpc === undefined
+            ? { path: '', handler }
+            : { path: '', handler, interfaces: grpc.interfacesOf('') },
+        ],
         heartbeatMs: 0,
         compat: compatV03(),
       });
+      await grpc?.listen();
       const { url } = await server.listen({ port: 0, host: '127.0.0.1' });
       const base = url.replace(/\/$/, '');
       const served = (await (
@@ -64,6 +82,7 @@ describeMatrix(
 
     afterAll(async () => {
       await server.shutdown({ deadlineMs: 500 });
+      await grpc?.shutdown({ deadlineMs: 500 });
       await runtime.close();
       await store.dispose();
     });
@@ -190,7 +209,7 @@ describeMatrix(
       expect(extended.supportedInterfaces.some((i) => i.protocolVersion === '0.3')).toBe(true);
     });
   },
-  { bindings: ['jsonrpc', 'rest'] },
+  { bindings: ['jsonrpc', 'rest', 'grpc'] },
 );
 
 describe('a 1.0 card with a 0.3 interface', () => {

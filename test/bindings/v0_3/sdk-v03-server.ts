@@ -3,7 +3,9 @@
  * built as its samples build one — an `AgentExecutor` publishing to the event bus, a
  * `DefaultRequestHandler`, `A2AExpressApp` — with its 0.3 card at `/.well-known/agent-card.json`
  * and at `/legacy/.well-known/agent.json`; and the SDK's HTTP+JSON handler (`restHandler`) at
- * `/rest`, with a card that lists only that interface at `/rest-only/.well-known/agent-card.json`.
+ * `/rest`, with a card that lists only that interface at `/rest-only/.well-known/agent-card.json`;
+ * on request (`{ grpc: true }`) the SDK's gRPC service (`a2a-sdk-v03/server/grpc`) on a port of
+ * its own, with a card that lists only it at `/grpc-only/.well-known/agent-card.json`.
  * Shared by the client and CLI tests.
  */
 
@@ -115,11 +117,35 @@ class Executor implements AgentExecutor {
 /** A running 0.3 server. */
 export interface SdkV03Server {
   readonly url: string;
+  /** The `host:port` of the SDK's gRPC server, when started. */
+  readonly grpcAddress?: string;
   close(): Promise<void>;
 }
 
-/** Starts the SDK's 0.3 server on a loopback port. */
-export async function startSdkV03Server(): Promise<SdkV03Server> {
+/** Starts the SDK's gRPC service for `handler` on a loopback port. */
+async function startSdkGrpc(
+  handler: DefaultRequestHandler,
+): Promise<{ address: string; close: () => void }> {
+  const { Server, ServerCredentials } = await import('@grpc/grpc-js');
+  const sdk = await import('a2a-sdk-v03/server/grpc');
+  const server = new Server();
+  server.addService(
+    sdk.A2AService,
+    sdk.grpcService({ requestHandler: handler, userBuilder: sdk.UserBuilder.noAuthentication }),
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => {
+      if (error === null) resolve(bound);
+      else reject(error);
+    });
+  });
+  return { address: `127.0.0.1:${port}`, close: () => server.forceShutdown() };
+}
+
+/** Starts the SDK's 0.3 server on a loopback port (and its gRPC server, if asked). */
+export async function startSdkV03Server(
+  options: { readonly grpc?: boolean } = {},
+): Promise<SdkV03Server> {
   const app = express();
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
@@ -147,9 +173,17 @@ export async function startSdkV03Server(): Promise<SdkV03Server> {
   app.get('/legacy/.well-known/agent.json', (_req, res) => void res.json(card));
   const restCard: V03Card = { ...card, url: `${base}/rest`, preferredTransport: 'HTTP+JSON' };
   app.get('/rest-only/.well-known/agent-card.json', (_req, res) => void res.json(restCard));
+  const grpc = options.grpc === true ? await startSdkGrpc(handler) : undefined;
+  if (grpc !== undefined) {
+    // A 0.3 card writes a gRPC interface's url as the bare host:port.
+    const grpcCard: V03Card = { ...card, url: grpc.address, preferredTransport: 'GRPC' };
+    app.get('/grpc-only/.well-known/agent-card.json', (_req, res) => void res.json(grpcCard));
+  }
   return {
     url: base,
+    ...(grpc === undefined ? {} : { grpcAddress: grpc.address }),
     close: async () => {
+      grpc?.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
