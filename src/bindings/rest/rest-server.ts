@@ -26,11 +26,7 @@ import {
 } from '../../protocol/errors.js';
 import { toHttpErrorBody } from '../../protocol/error-serialization.js';
 import { messageDescriptors } from '../../protocol/generated/descriptors.js';
-import {
-  BODY_TOO_LARGE,
-  type HttpRequest,
-  type HttpResponse,
-} from '../../protocol/http-exchange.js';
+import type { HttpRequest, HttpResponse } from '../../protocol/http-exchange.js';
 import { stringifyProtocolValue } from '../../protocol/json-text.js';
 import { operations, type OperationName } from '../../protocol/operations.js';
 import { decodeQueryParameters } from '../../protocol/query-parameters.js';
@@ -38,14 +34,9 @@ import { HTTP_JSON_BINDING } from '../../protocol/protocol-bindings.js';
 import { encodeSseEvent } from '../../protocol/sse-encoder.js';
 import { CURRENT_PROTOCOL_VERSION } from '../../protocol/version.js';
 import { taskIdOf, type CallReport } from '../server/call-report.js';
-import {
-  A2A_JSON_MEDIA_TYPE,
-  formatBytes,
-  jsonMediaTypeFor,
-  mediaTypeOf,
-  sseHeaders,
-} from '../server/http-media.js';
+import { A2A_JSON_MEDIA_TYPE, jsonMediaTypeFor, sseHeaders } from '../server/http-media.js';
 import { parseLastEventId } from '../server/last-event-id.js';
+import { BodyRefusal, readRequestText, type RequestBodyRules } from '../server/request-body.js';
 import type {
   BindingContext,
   BindingReply,
@@ -75,6 +66,13 @@ import { deliveryStatusRoutes } from './rest-delivery-status.js';
 export { A2A_JSON_MEDIA_TYPE };
 
 const REQUEST_MEDIA_TYPES = new Set([A2A_JSON_MEDIA_TYPE, 'application/json']);
+
+function unsupportedMediaType(contentType: string): ContentTypeNotSupportedError {
+  return new ContentTypeNotSupportedError(
+    `Content-Type ${JSON.stringify(contentType)} is not supported; send the request as ${A2A_JSON_MEDIA_TYPE} or application/json`,
+    { metadata: { contentType: contentType.slice(0, 100) } },
+  );
+}
 
 /** Options of {@link restBinding}. */
 export interface RestBindingOptions {
@@ -111,24 +109,23 @@ class RestFraming implements SseFraming {
 const FRAMING = new RestFraming();
 
 /** A refusal before the request was decoded (body too large, wrong media type). */
-class RefusedRequest {
-  constructor(
-    readonly status: number,
-    readonly error: A2AError,
-    readonly closeConnection = false,
-  ) {}
-}
-
 class RestHttpBinding implements ServerBinding {
   readonly protocolBinding = HTTP_JSON_BINDING;
   readonly protocolVersion = CURRENT_PROTOCOL_VERSION;
   readonly path: string;
   readonly routes: readonly BindingRoute[];
   readonly #context: BindingContext;
+  readonly #bodyRules: RequestBodyRules;
 
   constructor(path: string, context: BindingContext) {
     this.path = path;
     this.#context = context;
+    this.#bodyRules = {
+      maxBodyBytes: context.maxBodyBytes,
+      logger: context.logger,
+      mediaTypes: REQUEST_MEDIA_TYPES,
+      unsupportedMediaType,
+    };
     this.routes = [
       ...REST_ROUTES.map((template) => ({
         method: template.method,
@@ -161,7 +158,7 @@ class RestHttpBinding implements ServerBinding {
       const raw = template.body
         ? await this.#readBody(http)
         : decodeQueryParameters(operations[operation].requestType, http.query);
-      if (raw instanceof RefusedRequest) return this.#refused(operation, raw, http);
+      if (raw instanceof BodyRefusal) return this.#refused(operation, raw, http);
       const parsed = parseRequest(operation, withPathVariables(operation, template, params, raw));
       request = parsed;
       const tenant = (parsed as { tenant?: unknown }).tenant;
@@ -225,40 +222,9 @@ class RestHttpBinding implements ServerBinding {
   }
 
   /** The JSON body of a POST as an object (`{}` when empty), or why it is refused. */
-  async #readBody(http: HttpRequest): Promise<object | RefusedRequest> {
-    const { maxBodyBytes, logger } = this.#context;
-    const contentType = http.get('content-type');
-    if (contentType && !REQUEST_MEDIA_TYPES.has(mediaTypeOf(contentType))) {
-      return new RefusedRequest(
-        415,
-        new ContentTypeNotSupportedError(
-          `Content-Type ${JSON.stringify(contentType)} is not supported; send the request as ${A2A_JSON_MEDIA_TYPE} or application/json`,
-          { metadata: { contentType: contentType.slice(0, 100) } },
-        ),
-      );
-    }
-    // Made only when refused: an error captures a stack trace, which costs every request.
-    const tooLarge = (): RefusedRequest =>
-      new RefusedRequest(
-        413,
-        new InvalidRequestError(`Request body exceeds the ${formatBytes(maxBodyBytes)} limit`),
-        true,
-      );
-    const declared = http.get('content-length');
-    if (declared && Number(declared) > maxBodyBytes) return tooLarge();
-    let body: string | Uint8Array | typeof BODY_TOO_LARGE;
-    try {
-      body = await http.readBody(maxBodyBytes);
-    } catch (error) {
-      logger.debug({ err: error }, 'reading a request body failed');
-      return new RefusedRequest(
-        400,
-        new InvalidRequestError('The request body could not be read'),
-        true,
-      );
-    }
-    if (body === BODY_TOO_LARGE) return tooLarge();
-    const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
+  async #readBody(http: HttpRequest): Promise<object | BodyRefusal> {
+    const text = await readRequestText(http, this.#bodyRules);
+    if (text instanceof BodyRefusal) return text;
     if (text.trim() === '') return {};
     let value: unknown;
     try {
@@ -273,7 +239,7 @@ class RestHttpBinding implements ServerBinding {
     return value;
   }
 
-  #refused(operation: OperationName, refused: RefusedRequest, http: HttpRequest): BindingReply {
+  #refused(operation: OperationName, refused: BodyRefusal, http: HttpRequest): BindingReply {
     const { status, error } = refused;
     const body = toHttpErrorBody(error);
     body.error.code = status;

@@ -21,16 +21,12 @@ import {
   type A2AError,
 } from '../../protocol/errors.js';
 import type { StreamResponse } from '../../protocol/generated/types.js';
-import {
-  BODY_TOO_LARGE,
-  type HttpRequest,
-  type HttpResponse,
-} from '../../protocol/http-exchange.js';
+import type { HttpRequest, HttpResponse } from '../../protocol/http-exchange.js';
 import type { OperationName } from '../../protocol/operations.js';
 import { HTTP_JSON_BINDING } from '../../protocol/protocol-bindings.js';
 import { encodeSseEvent } from '../../protocol/sse-encoder.js';
 import type { Logger } from '../../runtime/logger.js';
-import { formatBytes, mediaTypeOf, sseHeaders } from '../server/http-media.js';
+import { sseHeaders } from '../server/http-media.js';
 import type {
   BindingContext,
   BindingReply,
@@ -41,6 +37,7 @@ import type {
   ServerBinding,
   StreamReport,
 } from '../server/server-binding.js';
+import { BodyRefusal, readRequestText, type RequestBodyRules } from '../server/request-body.js';
 import type { SseFraming } from '../server/sse-event-stream.js';
 import { isObject } from './translate/untranslatable.js';
 import { isV03Interface } from './translate/v03-card.js';
@@ -255,21 +252,13 @@ function responseOf(outcome: V03Outcome): HttpResponse {
   }
 }
 
-/** Why a request was refused before its call: its status, error and whether to close. */
-class Refused {
-  constructor(
-    readonly status: number,
-    readonly error: A2AError,
-    readonly close = false,
-  ) {}
-}
-
 /** The `/v1/...` routes of one agent's HTTP+JSON interface. */
 class V03RestDoor implements ServerBinding {
   readonly protocolBinding = HTTP_JSON_BINDING;
   readonly protocolVersion = V03_VERSION;
   readonly routes: readonly BindingRoute[];
   readonly #context: BindingContext;
+  readonly #bodyRules: RequestBodyRules;
 
   constructor(
     readonly path: string,
@@ -277,6 +266,15 @@ class V03RestDoor implements ServerBinding {
     context: BindingContext,
   ) {
     this.#context = context;
+    this.#bodyRules = {
+      maxBodyBytes: context.maxBodyBytes,
+      logger: context.logger,
+      mediaTypes: REQUEST_MEDIA_TYPES,
+      unsupportedMediaType: (contentType) =>
+        new ContentTypeNotSupportedError(
+          `Content-Type ${JSON.stringify(contentType.slice(0, 100))} is not supported; send application/json`,
+        ),
+    };
     this.routes = ROUTES.map((route) => ({
       method: route.method,
       path: route.path,
@@ -287,14 +285,18 @@ class V03RestDoor implements ServerBinding {
   async #serve(route: V03RestRoute, routed: BindingRequest): Promise<BindingReply> {
     const request = routed.http;
     const body = route.body ? await this.#readBody(request) : {};
-    if (body instanceof Refused) {
+    if (body instanceof BodyRefusal) {
       const outcome: V03Outcome = {
         reply: { kind: 'body', body: errorBody(body.error) },
         operation: undefined,
         taskId: undefined,
         error: body.error,
       };
-      const response = { ...responseOf(outcome), status: body.status, closeConnection: body.close };
+      const response = {
+        ...responseOf(outcome),
+        status: body.status,
+        closeConnection: body.closeConnection,
+      };
       return { response, report: new V03RestReport(outcome) };
     }
     const interfaces = this.#context.agentInterfaces(request);
@@ -324,42 +326,21 @@ class V03RestDoor implements ServerBinding {
   }
 
   /** The JSON object of a body (`{}` when empty), or why it is refused. */
-  async #readBody(request: HttpRequest): Promise<Json | Refused> {
-    const { maxBodyBytes, logger } = this.#context;
-    const contentType = request.get('content-type');
-    if (contentType && !REQUEST_MEDIA_TYPES.has(mediaTypeOf(contentType))) {
-      const error = new ContentTypeNotSupportedError(
-        `Content-Type ${JSON.stringify(contentType.slice(0, 100))} is not supported; send application/json`,
-      );
-      return new Refused(415, error);
-    }
-    // Made only when refused: an error captures a stack trace, which costs every request.
-    const tooLarge = (): Refused =>
-      new Refused(
-        413,
-        new InvalidRequestError(`Request body exceeds the ${formatBytes(maxBodyBytes)} limit`),
-        true,
-      );
-    const declared = request.get('content-length');
-    if (declared && Number(declared) > maxBodyBytes) return tooLarge();
-    let body: string | Uint8Array | typeof BODY_TOO_LARGE;
-    try {
-      body = await request.readBody(maxBodyBytes);
-    } catch (error) {
-      logger.debug({ err: error }, 'reading a request body failed');
-      return new Refused(400, new InvalidRequestError('The request body could not be read'), true);
-    }
-    if (body === BODY_TOO_LARGE) return tooLarge();
-    const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
+  async #readBody(request: HttpRequest): Promise<Json | BodyRefusal> {
+    const text = await readRequestText(request, this.#bodyRules);
+    if (text instanceof BodyRefusal) return text;
     if (text.trim() === '') return {};
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
-      return new Refused(400, new JsonParseError('The request body is not valid JSON'));
+      return new BodyRefusal(400, new JsonParseError('The request body is not valid JSON'));
     }
     if (!isObject(value)) {
-      return new Refused(400, new InvalidRequestError('The request body must be a JSON object'));
+      return new BodyRefusal(
+        400,
+        new InvalidRequestError('The request body must be a JSON object'),
+      );
     }
     return value;
   }
