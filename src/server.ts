@@ -128,7 +128,9 @@ export type {
 } from './bindings/server/server-binding.js';
 export type { CallReport } from './bindings/server/call-report.js';
 export type { ServerCompat } from './bindings/server/server-compat.js';
-export { COMPAT_VERSIONS, LEGACY_CARD_PATH, compatV03 } from './bindings/v0_3/v03-server-compat.js';
+// compatV03() itself is in `tandem/server/compat`, so that a server without it never loads the
+// 0.3 translators.
+export { COMPAT_VERSIONS } from './bindings/server/server-compat.js';
 export { AuthenticationError, anonymousAuthenticator } from './bindings/server/authentication.js';
 export type {
   AuthenticationRequest,

@@ -6,7 +6,7 @@
  * card.
  */
 
-import { COMPAT_VERSIONS, compatV03, type ServerCompat } from '../server.js';
+import { COMPAT_VERSIONS, type ServerCompat } from '../server.js';
 import { UsageFailure } from './cli-values.js';
 
 /** The `parseArgs` options this module reads. */
@@ -20,19 +20,34 @@ export const COMPAT_HELP = `Compatibility:
                           (JSON-RPC on the same endpoint, HTTP+JSON under /v1/, gRPC a2a.v1.A2AService
                           on the gRPC port, card at /.well-known/agent.json too; env TANDEM_COMPAT)`;
 
+/** A version `--compat` accepts. */
+export type ServeCompatVersion = (typeof COMPAT_VERSIONS)[number];
+
 /**
- * The compat layer asked for; `undefined` for none.
+ * The compat version asked for; `undefined` for none.
  *
  * @throws UsageFailure for a version without one.
  */
 export function parseServeCompat(values: {
   readonly compat?: string | undefined;
-}): ServerCompat | undefined {
+}): ServeCompatVersion | undefined {
   const raw = values.compat ?? process.env.TANDEM_COMPAT ?? '';
   const version = raw.trim();
   if (version === '' || version === 'off') return undefined;
-  if (version === '0.3' || version === '0.3.0') return compatV03();
+  if (version === '0.3' || version === '0.3.0') return '0.3';
   throw new UsageFailure(
     `--compat must be one of ${COMPAT_VERSIONS.join(', ')} (or off), got "${raw}"`,
   );
+}
+
+/**
+ * The compat layer of `version`. Loaded only when asked for, so that a server without it never
+ * parses the 0.3 translators.
+ */
+export async function loadServeCompat(version: ServeCompatVersion): Promise<ServerCompat> {
+  const { compatV03 } = await import('../server-compat.js');
+  switch (version) {
+    case '0.3':
+      return compatV03();
+  }
 }

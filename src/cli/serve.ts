@@ -40,7 +40,7 @@ import {
   parseServedAgents,
   servedAgentNames,
 } from './serve-agents.js';
-import { COMPAT_HELP, COMPAT_OPTIONS, parseServeCompat } from './serve-compat.js';
+import { COMPAT_HELP, COMPAT_OPTIONS, loadServeCompat, parseServeCompat } from './serve-compat.js';
 import {
   PREFERRED_BINDING_HELP,
   PREFERRED_BINDING_OPTIONS,
@@ -187,6 +187,7 @@ export async function run(args: string[]): Promise<number> {
       'an extended agent card is configured without --auth: every caller can read it (spec 13.3 wants authenticated callers)',
     );
   }
+  const compat = options.compat === undefined ? undefined : await loadServeCompat(options.compat);
   const store = await openTaskStore(options.store, {
     onError: (error) => logger.warn({ err: error }, 'task store background error'),
   });
@@ -233,7 +234,7 @@ export async function run(args: string[]): Promise<number> {
     ...(options.preferredBinding === undefined
       ? {}
       : { preferredBinding: options.preferredBinding }),
-    ...(options.compat === undefined ? {} : { compat: options.compat }),
+    ...(compat === undefined ? {} : { compat }),
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     ...(security.authentication === undefined ? {} : { authenticate: security.authentication }),
     ...(security.failedAuthentications === undefined

@@ -23,8 +23,17 @@ import { ConfigurationError } from '../protocol/local-errors.js';
 /** Names refused without resolving them: this host, and cloud metadata services. */
 const LOCAL_NAMES = new Set(['localhost', 'metadata', 'metadata.google.internal', 'instance-data']);
 
-// ipaddr.js is CommonJS whose types declare ES exports: loaded through require.
-const ipaddr = createRequire(import.meta.url)('ipaddr.js') as typeof IpAddr;
+let ipaddrModule: typeof IpAddr | undefined;
+
+/**
+ * ipaddr.js, loaded at its first use: it takes a few ms to load, which a server with push on
+ * but no config yet should not pay at start-up. It is CommonJS whose types declare ES exports,
+ * hence require().
+ */
+function ipaddr(): typeof IpAddr {
+  ipaddrModule ??= createRequire(import.meta.url)('ipaddr.js') as typeof IpAddr;
+  return ipaddrModule;
+}
 
 type Address = IpAddr.IPv4 | IpAddr.IPv6;
 
@@ -76,7 +85,7 @@ export class DestinationPolicy {
       .toLowerCase();
     if (host === '') return 'must name a host';
     const allowedByName = this.#allow.some((entry) => entry.kind === 'host' && entry.host === host);
-    const literal = ipaddr.isValid(host);
+    const literal = ipaddr().isValid(host);
     if (!allowedByName) {
       if (literal) {
         const reason = this.checkAddress(host);
@@ -92,7 +101,7 @@ export class DestinationPolicy {
   checkAddress(address: string): string | undefined {
     let parsed: Address;
     try {
-      parsed = ipaddr.parse(address.replace(/%.*$/, ''));
+      parsed = ipaddr().parse(address.replace(/%.*$/, ''));
     } catch {
       return `${address} is not an IP address`;
     }
@@ -127,7 +136,7 @@ function embeddedIpv4(address: Address): IpAddr.IPv4 | undefined {
   ) {
     const hi = parts[6] ?? 0;
     const lo = parts[7] ?? 0;
-    return new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+    return new (ipaddr().IPv4)([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
   }
   return undefined;
 }
@@ -166,15 +175,15 @@ function parseAllowEntry(text: string): AllowEntry {
   }
   if (entry.includes('/')) {
     try {
-      return { kind: 'range', range: ipaddr.parseCIDR(entry) };
+      return { kind: 'range', range: ipaddr().parseCIDR(entry) };
     } catch {
       throw new ConfigurationError(
         `The push allow-list entry ${JSON.stringify(text)} is not a valid CIDR range`,
       );
     }
   }
-  if (ipaddr.isValid(entry)) {
-    const address = ipaddr.parse(entry);
+  if (ipaddr().isValid(entry)) {
+    const address = ipaddr().parse(entry);
     return { kind: 'range', range: [address, address.kind() === 'ipv4' ? 32 : 128] };
   }
   return { kind: 'host', host: entry.replace(/\.$/, '') };

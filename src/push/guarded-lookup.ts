@@ -5,16 +5,24 @@
  * private one now (DNS rebinding) is refused at connect time.
  */
 
-import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
+import type * as NodeDns from 'node:dns/promises';
+import { createRequire } from 'node:module';
 import type { DestinationPolicy } from './destination-policy.js';
 
 /** Resolves a host name to its addresses (the system resolver by default; tests bring theirs). */
 export type HostResolver = (hostname: string) => Promise<readonly LookupAddress[]>;
 
-/** The system's resolver (`getaddrinfo`, as Node's own connections use). */
-export const systemResolver: HostResolver = (hostname) =>
-  dnsLookup(hostname, { all: true, verbatim: true });
+let dns: typeof NodeDns | undefined;
+
+/**
+ * The system's resolver (`getaddrinfo`, as Node's own connections use). node:dns is loaded at
+ * the first lookup, not at start-up.
+ */
+export const systemResolver: HostResolver = (hostname) => {
+  dns ??= createRequire(import.meta.url)('node:dns/promises') as typeof NodeDns;
+  return dns.lookup(hostname, { all: true, verbatim: true });
+};
 
 /** A destination the policy refuses: never retried, never dialled. */
 export class DestinationRefusedError extends Error {

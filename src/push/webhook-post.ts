@@ -11,7 +11,8 @@
  */
 
 import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from 'node:http';
-import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
+import type * as NodeHttps from 'node:https';
+import { createRequire } from 'node:module';
 import type { DestinationPolicy } from './destination-policy.js';
 import { DestinationRefusedError, guardedLookup, type HostResolver } from './guarded-lookup.js';
 import { retryAfterMs } from './retry-timing.js';
@@ -42,10 +43,23 @@ export interface WebhookClient {
 }
 
 /** Keep-alive connection pools, shared by every delivery of a process. */
-const agents = {
-  http: new HttpAgent({ keepAlive: true, maxSockets: 256 }),
-  https: new HttpsAgent({ keepAlive: true, maxSockets: 256 }),
-};
+const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 256 });
+let https: { readonly request: typeof NodeHttps.request; readonly agent: NodeHttps.Agent };
+
+/**
+ * node:https, loaded at the first https delivery: loading it (and TLS) costs a few ms that a
+ * server's start-up should not pay.
+ */
+function httpsClient(): typeof https {
+  if (https === undefined) {
+    const module = createRequire(import.meta.url)('node:https') as typeof NodeHttps;
+    https = {
+      request: module.request,
+      agent: new module.Agent({ keepAlive: true, maxSockets: 256 }),
+    };
+  }
+  return https;
+}
 
 /** POSTs `request.body` and classifies the outcome; never rejects. `stop` abandons it. */
 export async function postWebhook(
@@ -118,11 +132,11 @@ function send(
   signal: AbortSignal,
 ): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const https = url.protocol === 'https:';
-    const outgoing = (https ? httpsRequest : httpRequest)(url, {
+    const secure = url.protocol === 'https:' ? httpsClient() : undefined;
+    const outgoing = (secure?.request ?? httpRequest)(url, {
       method: 'POST',
       headers,
-      agent: https ? agents.https : agents.http,
+      agent: secure?.agent ?? httpAgent,
       lookup: guardedLookup(client.policy, client.resolver, checked),
       signal,
     });

@@ -22,6 +22,7 @@ const ENTRY_POINTS: Readonly<Record<string, string>> = {
   tandem: 'src/index.ts',
   'tandem/server': 'src/server.ts',
   'tandem/server/grpc': 'src/server-grpc.ts',
+  'tandem/server/compat': 'src/server-compat.ts',
   'tandem/client': 'src/client.ts',
   'tandem/stores/sqlite': 'src/stores-sqlite.ts',
   'tandem/stores/postgres': 'src/stores-postgres.ts',

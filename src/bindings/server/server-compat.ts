@@ -18,3 +18,6 @@ export interface ServerCompat {
   /** The card as served, from the 1.0 card (validated and signed already). */
   readonly present: (card: AgentCard) => AgentCard;
 }
+
+/** The protocol versions `compat` accepts (`tandem serve --compat`). */
+export const COMPAT_VERSIONS = ['0.3'] as const;

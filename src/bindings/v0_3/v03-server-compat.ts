@@ -13,9 +13,6 @@ import { withV03Rest } from './v03-rest-door.js';
 /** The legacy well-known path of 0.2/0.3 cards. */
 export const LEGACY_CARD_PATH = '/.well-known/agent.json';
 
-/** The protocol versions `compat` accepts. */
-export const COMPAT_VERSIONS = ['0.3'] as const;
-
 /** Serves A2A 0.3 clients too; pass it as the `compat` option of the server. */
 export function compatV03(): ServerCompat {
   return {

@@ -10,12 +10,17 @@
  */
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import type * as NodeHttps from 'node:https';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { AgentInterface } from '../../protocol/generated/types.js';
 import { createHttpCore } from '../http-core.js';
 import type { A2AHandlerOptions } from '../http-options.js';
 import { NodeBridge } from '../node-bridge.js';
+
+// node:https, and TLS with it, takes a few ms to load: only a server with `tls` pays for it.
+const loadHttps = (): typeof NodeHttps =>
+  createRequire(import.meta.url)('node:https') as typeof NodeHttps;
 
 /** A `node:http` request listener. */
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -132,7 +137,7 @@ export function createNodeServer(options: A2ANodeServerOptions): A2ANodeServer {
   const server: Server =
     tls === undefined
       ? createServer(serverOptions, listener)
-      : createHttpsServer(
+      : loadHttps().createServer(
           {
             ...serverOptions,
             cert: tls.cert,

@@ -19,13 +19,13 @@ import {
 } from '../../../src/client.js';
 import type { AgentCard, StreamResponse, Task } from '../../../src/index.js';
 import {
-  compatV03,
   createNodeServer,
   createRequestHandler,
   createTaskRuntime,
   type A2ANodeServer,
   type TaskRuntime,
 } from '../../../src/server.js';
+import { compatV03 } from '../../../src/server-compat.js';
 import { createGrpcServer, v03GrpcService, type A2AGrpcServer } from '../../../src/server-grpc.js';
 import { clientTestAgent, extensionAgent, REQUIRED_EXTENSION } from '../../support/agents.js';
 import { describeMatrix } from '../../support/matrix.js';

@@ -15,7 +15,6 @@ import type {
   TaskStatusUpdateEvent as V03StatusUpdate,
 } from 'a2a-sdk-v03';
 import {
-  compatV03,
   createNodeServer,
   createPushNotifier,
   createRequestHandler,
@@ -24,6 +23,7 @@ import {
   type A2ANodeServer,
   type TaskRuntime,
 } from '../../../src/server.js';
+import { compatV03 } from '../../../src/server-compat.js';
 import { clientTestAgent } from '../../support/agents.js';
 
 let server: A2ANodeServer;

@@ -15,12 +15,12 @@ import type {
 } from 'a2a-sdk-v03';
 import {
   bearerAuthentication,
-  compatV03,
   CredentialList,
   createNodeServer,
   createRequestHandler,
   type A2ANodeServer,
 } from '../../../src/server.js';
+import { compatV03 } from '../../../src/server-compat.js';
 import { createClient } from '../../../src/client.js';
 import { clientTestAgent } from '../../support/agents.js';
 

@@ -8,7 +8,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCardResolver, createClient } from '../../../src/client.js';
 import type { AgentCard } from '../../../src/index.js';
-import { compatV03, createNodeServer, createRequestHandler } from '../../../src/server.js';
+import { createNodeServer, createRequestHandler } from '../../../src/server.js';
+import { compatV03 } from '../../../src/server-compat.js';
 import { PASS, collect, describeEvent, startFaultProxy, type Fault } from '../../client/support.js';
 import { clientTestAgent } from '../../support/agents.js';
 
