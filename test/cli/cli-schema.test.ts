@@ -1,12 +1,11 @@
 /**
  * `tandem schema [Type]` as a user runs it: the JSON Schema bundle or one type's schema on
- * stdout, usage errors with close names, and the command kept out of the `serve` bundle.
+ * stdout and usage errors with close names (test/cli/cli-bundles.test.ts keeps it out of `serve`).
  */
 
-import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jsonSchemaBundle, jsonSchemaOf } from '../../src/index.js';
-import { CLI, ensureBuilt, runCli } from './cli-harness.js';
+import { ensureBuilt, runCli } from './cli-harness.js';
 
 beforeAll(() => ensureBuilt(), 60_000);
 
@@ -54,14 +53,5 @@ describe.concurrent('tandem schema', () => {
   it('is listed by tandem --help', async () => {
     const { stdout } = await runCli(['--help']);
     expect(stdout).toMatch(/^ {2}schema +Print the JSON Schema/m);
-  });
-});
-
-describe('the serve bundle', () => {
-  it('does not carry the schema command', () => {
-    const serve = readFileSync(CLI.replace(/main\.cjs$/, 'serve.cjs'), 'utf8');
-    expect(serve).not.toContain('jsonSchemaBundle');
-    const client = readFileSync(CLI.replace(/main\.cjs$/, 'client.cjs'), 'utf8');
-    expect(client).toContain('jsonSchemaBundle');
   });
 });
