@@ -5,6 +5,8 @@
  *   literal is checked before the request. Redirects (301, 302, 303, 307, 308) are followed at
  *   most {@link MAX_REDIRECTS} times, re-POSTing the same body, each target checked the same way;
  *   the credentials go only to the origin they were configured for.
+ * - At most {@link SOCKETS_PER_ORIGIN} attempts per origin are in flight ({@link OriginGate});
+ *   the timeout of an attempt runs from its turn.
  * - Outcome: 2xx delivered; network errors, timeouts, 408, 429 and 5xx retryable (with the
  *   `Retry-After` delay when given); any other status, too many redirects or a refused
  *   destination permanent.
@@ -15,6 +17,7 @@ import type * as NodeHttps from 'node:https';
 import { createRequire } from 'node:module';
 import type { DestinationPolicy } from './destination-policy.js';
 import { DestinationRefusedError, guardedLookup, type HostResolver } from './guarded-lookup.js';
+import { OriginGate, type GateRelease } from './origin-gate.js';
 import { retryAfterMs } from './retry-timing.js';
 
 /** Redirects followed per delivery attempt. */
@@ -42,8 +45,12 @@ export interface WebhookClient {
   readonly timeoutMs: number;
 }
 
-/** Keep-alive connection pools, shared by every delivery of a process. */
-const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 256 });
+/** Attempts in flight per origin, and the sockets the pools keep per origin. */
+const SOCKETS_PER_ORIGIN = 256;
+
+/** Keep-alive connection pools and the queue in front of them, shared by every delivery of a process. */
+const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: SOCKETS_PER_ORIGIN });
+const gate = new OriginGate(SOCKETS_PER_ORIGIN);
 let https: { readonly request: typeof NodeHttps.request; readonly agent: NodeHttps.Agent };
 
 /**
@@ -55,7 +62,7 @@ function httpsClient(): typeof https {
     const module = createRequire(import.meta.url)('node:https') as typeof NodeHttps;
     https = {
       request: module.request,
-      agent: new module.Agent({ keepAlive: true, maxSockets: 256 }),
+      agent: new module.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_ORIGIN }),
     };
   }
   return https;
@@ -67,10 +74,10 @@ export async function postWebhook(
   request: WebhookRequest,
   stop?: AbortSignal,
 ): Promise<WebhookOutcome> {
-  const timeout = AbortSignal.timeout(client.timeoutMs);
-  const signal = stop === undefined ? timeout : AbortSignal.any([timeout, stop]);
   const origin = new URL(request.url).origin;
   let url = request.url;
+  let timeout: AbortSignal | undefined;
+  let signal: AbortSignal | undefined;
   for (let hop = 0; ; hop++) {
     const checked = client.policy.checkUrl(url);
     if (typeof checked === 'string') {
@@ -84,6 +91,15 @@ export async function postWebhook(
       ...(checked.url.origin === origin ? request.credentialHeaders : {}),
       'content-length': String(Buffer.byteLength(request.body)),
     };
+    let release: GateRelease;
+    try {
+      release = await gate.enter(checked.url.origin, stop);
+    } catch {
+      return { kind: 'retry', reason: 'delivery stopped before its attempt' };
+    }
+    // The timeout runs from the attempt's first turn (redirects included), not while it waited.
+    timeout ??= AbortSignal.timeout(client.timeoutMs);
+    signal ??= stop === undefined ? timeout : AbortSignal.any([timeout, stop]);
     let response: IncomingMessage;
     try {
       response = await send(
@@ -96,6 +112,8 @@ export async function postWebhook(
       );
     } catch (error) {
       return failureOf(error, timeout, client.timeoutMs);
+    } finally {
+      release();
     }
     const status = response.statusCode ?? 0;
     // The body is not needed; reading it to the end lets the connection be reused.
