@@ -23,6 +23,8 @@ export const FULL = Object.freeze({
   listFill: 100_000,
   listPageSize: 50,
   pushTasks: 1000,
+  pushRate: 200,
+  pushPending: [10_000, 100_000],
 });
 
 export const QUICK = Object.freeze({
@@ -38,6 +40,7 @@ export const QUICK = Object.freeze({
   coldStarts: 3,
   listFill: 5000,
   pushTasks: 100,
+  pushPending: [1000, 5000],
 });
 
 export const HELP = `Usage: node bench/run.mjs [options]     (or: npm run bench -- [options])
@@ -48,7 +51,7 @@ target against bench-agent.md. Build Tandem first (npm run build).
 Options:
   --quick                 a few seconds per scenario: a smoke test of the harness, not a measurement
   --targets <ids>         comma-separated, from: ${Object.keys(TARGETS).join(', ')} (default: all)
-  --scenarios <ids>       comma-separated, from: a, b, c10, c100, c400 (or c), d, e, f, list, g,
+  --scenarios <ids>       comma-separated, from: a, b, c10, c100, c400 (or c), d, e, f, list, g, g-pending,
                           rest-a, rest-b (or rest), grpc-a, grpc-c100 (or grpc) (default: all)
   --rounds <n>            rounds per scenario; targets alternate A B, then B A (full ${FULL.rounds}, quick ${QUICK.rounds})
   --seconds <s>           measured time per load scenario (full ${FULL.seconds}, quick ${QUICK.seconds})
@@ -60,6 +63,8 @@ Options:
   --cold-starts <n>       spawns in scenario f (full ${FULL.coldStarts}, quick ${QUICK.coldStarts})
   --list-fill <n>         tasks stored before the ListTasks scenario (full ${FULL.listFill}, quick ${QUICK.listFill})
   --push-tasks <n>        tasks with a webhook in scenario g (full ${FULL.pushTasks}, quick ${QUICK.pushTasks})
+  --push-rate <n>         tasks/s of scenario g's latency phases (${FULL.pushRate})
+  --push-pending <n,m>    task counts of scenario g-pending (full ${FULL.pushPending.join(',')}, quick ${QUICK.pushPending.join(',')})
   --out <file>            results JSON (default bench/results/<timestamp>.json; the Markdown goes next to it)
   --no-pin                do not pin the server and the harness to separate cores
   --profile               run each server with node --cpu-prof; profiles go to <results>/<timestamp>-profiles/
@@ -103,6 +108,8 @@ export function parseOptions(argv, scenarioIds) {
       'cold-starts': { type: 'string' },
       'list-fill': { type: 'string' },
       'push-tasks': { type: 'string' },
+      'push-rate': { type: 'string' },
+      'push-pending': { type: 'string' },
       out: { type: 'string' },
       'no-pin': { type: 'boolean' },
       profile: { type: 'boolean' },
@@ -135,6 +142,14 @@ export function parseOptions(argv, scenarioIds) {
     config.listFill = positive(values['list-fill'], '--list-fill');
   if (values['push-tasks'] !== undefined)
     config.pushTasks = Math.max(1, positive(values['push-tasks'], '--push-tasks'));
+  if (values['push-rate'] !== undefined)
+    config.pushRate = Math.max(1, positive(values['push-rate'], '--push-rate'));
+  if (values['push-pending'] !== undefined) {
+    config.pushPending = pair(values['push-pending'], '--push-pending');
+    if (!(config.pushPending[0] >= 1 && config.pushPending[1] > config.pushPending[0])) {
+      throw new UsageError(`--push-pending needs 1 ≤ n < m, got "${values['push-pending']}"`);
+    }
+  }
 
   const targets = values.targets === undefined ? Object.keys(TARGETS) : values.targets.split(',');
   for (const id of targets) {
@@ -173,6 +188,8 @@ export function parseOptions(argv, scenarioIds) {
     'cold-starts',
     'list-fill',
     'push-tasks',
+    'push-rate',
+    'push-pending',
   ];
   const overridden = tuned.some((name) => values[name] !== undefined);
   return {

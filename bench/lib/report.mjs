@@ -114,6 +114,32 @@ export const GOALS = [
     op: '>=',
     value: 3,
   },
+  {
+    scenario: 'g',
+    target: 'tandem',
+    label: 'g. event-to-webhook p99 ms, steady rate',
+    metric: 'p99Ms',
+    op: '<=',
+    value: 20,
+  },
+  {
+    scenario: 'g',
+    target: 'tandem-sqlite',
+    label: 'g. event-to-webhook p99 ms, steady rate (SQLite)',
+    metric: 'p99Ms',
+    op: '<=',
+    value: 20,
+  },
+  {
+    // Tasks on disk: what RSS gains per task pending is the delivery machinery's, which must
+    // not grow with the pending count (bounded by maxWorkers configs at once).
+    scenario: 'g-pending',
+    target: 'tandem-sqlite',
+    label: 'g-pending. RSS bytes per task pending (SQLite)',
+    metric: 'bytesPerPending',
+    op: '<=',
+    value: 500,
+  },
 ];
 
 /** Ratios of `metric` between two targets, one per round where both were measured. */

@@ -5,7 +5,7 @@ import { coldStart, memory } from './process.mjs';
 import { getTask, listTasks, sendMessage } from './request-load.mjs';
 import { restGetTask, restSendMessage } from './rest.mjs';
 import { manyStreams, streamScenario } from './streaming.mjs';
-import { push } from './push.mjs';
+import { push, pushPending } from './push.mjs';
 
 export const SCENARIOS = [
   sendMessage,
@@ -22,4 +22,5 @@ export const SCENARIOS = [
   grpcSendMessage,
   grpcStreamScenario(100),
   push,
+  pushPending,
 ];
