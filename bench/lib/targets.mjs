@@ -96,10 +96,14 @@ export const TARGETS = {
   floor: {
     id: 'floor',
     label: 'floor (node:http)',
-    command: (port) => ({
+    command: (port, grpcPort) => ({
       args: [join(ROOT, 'bench/targets/floor-server.mjs')],
-      env: { PORT: String(port) },
+      env: {
+        PORT: String(port),
+        ...(grpcPort === undefined ? {} : { GRPC_PORT: String(grpcPort) }),
+      },
     }),
+    grpc: { unavailable: () => undefined },
   },
   'a2a-js': {
     id: 'a2a-js',

@@ -13,7 +13,7 @@ import { createMessageIds } from '../lib/json-rpc.mjs';
 import { LATENCY_COLUMNS } from './request-load.mjs';
 import { STREAM_COLUMNS } from './streaming.mjs';
 
-const GRPC_TARGETS = ['a2a-js', 'tandem'];
+const GRPC_TARGETS = ['floor', 'a2a-js', 'tandem'];
 
 export const grpcSendMessage = {
   id: 'grpc-a',
@@ -21,7 +21,6 @@ export const grpcSendMessage = {
     `grpc-a. gRPC SendMessage \`echo hi\` (unary), ${c.connections} calls in flight on 1 connection, ${c.seconds} s`,
   appliesTo: GRPC_TARGETS,
   transport: 'grpc',
-  references: ['a2a-js'],
   base: { scenario: 'a', label: 'JSON-RPC' },
   key: { metric: 'rps', label: 'req/s' },
   columns: [{ metric: 'rps', label: 'req/s', format: 'int' }, ...LATENCY_COLUMNS],
@@ -49,7 +48,6 @@ export function grpcStreamScenario(chunks) {
       `grpc-c${chunks}. gRPC SendStreamingMessage \`stream ${chunks} ${c.chunkBytes}\`, ${c.streamsInFlight} in flight on 1 connection, ${c.seconds} s`,
     appliesTo: GRPC_TARGETS,
     transport: 'grpc',
-    references: ['a2a-js'],
     base: { scenario: `c${chunks}`, label: 'JSON-RPC' },
     key: { metric: 'chunksPerSec', label: 'chunks/s' },
     columns: STREAM_COLUMNS,

@@ -5,15 +5,20 @@
  * It has no validation, routing, store abstraction or event log: its numbers are the ceiling no
  * real server reaches on this machine, and the other targets are reported as ratios to it.
  *
- * Run: `PORT=41250 node bench/targets/floor-server.mjs`
+ * With `GRPC_PORT` set it serves the same agent over gRPC too (floor-grpc.mjs), for the rows of
+ * the gRPC scenarios.
+ *
+ * Run: `PORT=41250 [GRPC_PORT=41252] node bench/targets/floor-server.mjs`
  */
 
 import { createServer } from 'node:http';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { isRunnable, streamPlan } from './floor-commands.mjs';
 
 const port = Number(process.env.PORT ?? 41250);
 const host = process.env.HOST ?? '127.0.0.1';
 const RPC_PATH = '/a2a';
+const GRPC_PORT = process.env.GRPC_PORT ? Number(process.env.GRPC_PORT) : undefined;
 
 const CARD_JSON = JSON.stringify({
   name: 'Echo (floor)',
@@ -24,6 +29,9 @@ const CARD_JSON = JSON.stringify({
       protocolBinding: 'JSONRPC',
       protocolVersion: '1.0',
     },
+    ...(GRPC_PORT === undefined
+      ? []
+      : [{ url: `${host}:${GRPC_PORT}`, protocolBinding: 'GRPC', protocolVersion: '1.0' }]),
   ],
   version: '1.0.0',
   capabilities: { streaming: true },
@@ -71,17 +79,6 @@ function setState(task, state) {
   return { taskId: task.id, contextId: task.contextId, status: task.status };
 }
 
-/** Reads `stream <n> <bytes>` / `slowstream <n> <ms> [bytes]`; undefined when malformed. */
-function streamPlan(words) {
-  const [command, a, b, c] = words;
-  const n = Number(a);
-  if (command === 'stream' && words.length === 3) return { n, bytes: Number(b), delayMs: 0 };
-  if (command === 'slowstream' && (words.length === 3 || words.length === 4)) {
-    return { n, delayMs: Number(b), bytes: c === undefined ? 64 : Number(c) };
-  }
-  return undefined;
-}
-
 function sendMessage(id, message, res) {
   const text = message.parts[0]?.text ?? '';
   const task = newTask(message);
@@ -104,7 +101,7 @@ async function sendStreamingMessage(id, message, res) {
   const task = newTask(message);
   res.writeHead(200, SSE_HEADERS);
   res.write(sseEvent(id, { task }));
-  if (plan === undefined || !(plan.n >= 0 && plan.bytes >= 0 && plan.delayMs >= 0)) {
+  if (!isRunnable(plan)) {
     res.end(sseEvent(id, { statusUpdate: setState(task, 'TASK_STATE_REJECTED') }));
     return;
   }
@@ -191,4 +188,8 @@ const server = createServer((req, res) => {
 });
 
 server.listen(port, host);
+if (GRPC_PORT !== undefined) {
+  const { startFloorGrpc } = await import('./floor-grpc.mjs');
+  await startFloorGrpc(host, GRPC_PORT);
+}
 process.on('SIGTERM', () => process.exit(0));

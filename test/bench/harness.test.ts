@@ -59,8 +59,8 @@ const EXPECTED: Record<string, { targets: string[]; metric: string }> = {
   list: { targets: ['tandem'], metric: 'p50Ms' },
   'rest-a': { targets: ['a2a-js', 'tandem'], metric: 'rps' },
   'rest-b': { targets: ['a2a-js', 'tandem'], metric: 'rps' },
-  'grpc-a': { targets: ['a2a-js', 'tandem'], metric: 'rps' },
-  'grpc-c100': { targets: ['a2a-js', 'tandem'], metric: 'chunksPerSec' },
+  'grpc-a': { targets: TARGETS, metric: 'rps' },
+  'grpc-c100': { targets: TARGETS, metric: 'chunksPerSec' },
 };
 
 /** Why this target's gRPC rows are not measured (a build without gRPC), or undefined. */
@@ -150,6 +150,7 @@ describe('bench/run.mjs --quick', () => {
   });
 
   it.each([
+    ['floor', 'grpc'],
     ['a2a-js', 'rest'],
     ['a2a-js', 'grpc'],
     ['tandem', 'rest'],
