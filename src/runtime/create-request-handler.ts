@@ -40,14 +40,13 @@ import {
   type RuntimeCard,
 } from './agent-capabilities.js';
 import type { CallContext } from './call-context.js';
-import { withCallLimits, type CallLimitsOptions } from './call-limits.js';
+import { withCallLimits } from './call-limits.js';
 import { listTasks } from './list-tasks.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { A2ARequestHandler, EventStream } from './request-handler.js';
-import { streamEvent, type StreamEvent } from './stream-event.js';
-import type { TaskEventHub } from './task-event-hub.js';
-import { engineOf, type TaskRuntime, type TaskRuntimeEngine } from './task-runtime.js';
-import { TaskEventStream } from './task-event-stream.js';
+import { streamEvent } from './stream-event.js';
+import { HandlerStreams, singleEvent } from './handler-streams.js';
+import { engineOf, type TaskRuntimeEngine } from './task-runtime.js';
 import { admitMessage } from './message-intake.js';
 import { readTask } from './read-task.js';
 import { TaskScopes } from './task-scopes.js';
@@ -56,57 +55,12 @@ import type { TaskAccessPolicy } from './task-access-policy.js';
 import { waitAtMost } from './wait-at-most.js';
 import { ownRuntime, storeOf } from './handler-runtime.js';
 import type { TaskExecution } from './task-execution.js';
-import type {
-  PushDeliveryStatus,
-  PushDeliveryStatusRequest,
-  PushNotifications,
-} from './push-notifications.js';
+import type { PushDeliveryStatus, PushDeliveryStatusRequest } from './push-notifications.js';
 import { PushConfigOperations } from './push-config-operations.js';
-import { withJsonText } from '../protocol/json-text.js';
+import type { RequestHandlerOptions } from './request-handler-options.js';
 
-/** Options of {@link createRequestHandler}. */
-export interface RequestHandlerOptions {
-  readonly agent: AgentDefinition;
-  /**
-   * The runtime of the store this agent's tasks live in, shared by every agent served from that
-   * store (see `createTaskRuntime`). Defaults to a runtime over `store`, started at once and
-   * closed with the handler.
-   */
-  readonly runtime?: TaskRuntime;
-  /**
-   * Where tasks live, when no `runtime` is given. `tandem/server`'s `createRequestHandler`
-   * defaults it to a new `MemoryTaskStore`.
-   */
-  readonly store?: TaskStore;
-  /** The namespace of this agent's tasks in a shared store. Defaults to the card's name. */
-  readonly agentName?: string;
-  readonly logger?: Logger;
-  /** Live events a stream holds in memory before it catches up from the store. Default 256. */
-  readonly streamBufferSize?: number;
-  /**
-   * How long a message to an interrupted task waits for the previous execution to return (here,
-   * or on the replica holding its lease). Default 5 s.
-   */
-  readonly resumeWaitMs?: number;
-  /**
-   * Abuse limits per caller (requests and new tasks per minute, open streams, parts per message;
-   * see `CallLimitsOptions`), answered HTTP 429 / gRPC RESOURCE_EXHAUSTED, and per task (artifact
-   * bytes, kept history; see `TaskContentLimits`). `{}` applies the defaults; absent, none apply
-   * (`tandem serve` turns them on by default).
-   */
-  readonly limits?: CallLimitsOptions;
-  /**
-   * Push notifications (`createPushNotifications` over the same runtime): the push operations
-   * and inline configs work, and the card says `capabilities.pushNotifications: true`. Absent,
-   * they answer `PushNotificationNotSupportedError`.
-   */
-  readonly push?: PushNotifications;
-  /**
-   * Grants callers more than their own tasks (see `TaskAccessPolicy`): only reads, only within
-   * the caller's tenant. Absent, every caller reads its own tasks only.
-   */
-  readonly accessPolicy?: TaskAccessPolicy;
-}
+export type { RequestHandlerOptions } from './request-handler-options.js';
+import { withJsonText } from '../protocol/json-text.js';
 
 /** How long executions may take to return once their task was canceled at shutdown. */
 const SHUTDOWN_GRACE_MS = 1_000;
@@ -137,14 +91,12 @@ class RuntimeRequestHandler implements A2ARequestHandler {
   readonly #scopes: TaskScopes;
   readonly #store: TaskStore;
   readonly #logger: Logger;
-  readonly #hub: TaskEventHub;
-  readonly #bufferSize: number;
+  readonly #streams: HandlerStreams;
   readonly #resumeWaitMs: number;
   readonly #contentLimits: Required<TaskContentLimits> | undefined;
   readonly #accessPolicy: TaskAccessPolicy | undefined;
   readonly #inputModes: string[];
   readonly #push: PushConfigOperations;
-  readonly #streams = new Set<TaskEventStream>();
   readonly #shutdown = new AbortController();
 
   constructor(options: RequestHandlerOptions, defaultStore: (() => TaskStore) | undefined) {
@@ -155,8 +107,12 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     this.#ownsRuntime = shared === undefined;
     this.#runtime = shared ?? ownRuntime(storeOf(options.store, defaultStore), this.#logger);
     this.#store = this.#runtime.store;
-    this.#hub = this.#runtime.hub;
-    this.#bufferSize = options.streamBufferSize ?? 256;
+    this.#streams = new HandlerStreams({
+      store: this.#store,
+      hub: this.#runtime.hub,
+      logger: this.#logger,
+      bufferSize: options.streamBufferSize ?? 256,
+    });
     this.#resumeWaitMs = options.resumeWaitMs ?? 5_000;
     this.#contentLimits =
       options.limits === undefined ? undefined : taskContentLimitsOf(options.limits);
@@ -254,7 +210,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     const execution = await this.#admit(call, request);
     const resumed = execution.task !== undefined;
     const pushFrom = resumed ? execution.run.seq : 0;
-    const stream = this.#openStream(execution.taskId, {
+    const stream = this.#streams.open(execution.taskId, {
       afterSeq: resumed ? execution.run.seq : 0,
       ...(resumed ? { first: streamEvent(execution.run.seq, { task: execution.task }) } : {}),
       catchUp: false,
@@ -281,23 +237,6 @@ class RuntimeRequestHandler implements A2ARequestHandler {
       await stream.return();
       throw error;
     }
-    return stream;
-  }
-
-  #openStream(
-    taskId: string,
-    position: { afterSeq: number; first?: StreamEvent; catchUp: boolean },
-  ): TaskEventStream {
-    const stream: TaskEventStream = new TaskEventStream({
-      store: this.#store,
-      hub: this.#hub,
-      logger: this.#logger,
-      taskId,
-      bufferSize: this.#bufferSize,
-      ...position,
-      onClose: () => this.#streams.delete(stream),
-    });
-    this.#streams.add(stream);
     return stream;
   }
 
@@ -329,7 +268,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     if (call.afterSeq !== undefined) {
       const afterSeq = checkedAfterSeq(call.afterSeq, stored.seq);
       if (isTerminalState(stored.state) && afterSeq >= stored.seq) return singleEvent(undefined);
-      return this.#openStream(request.id, { afterSeq, catchUp: true });
+      return this.#streams.open(request.id, { afterSeq, catchUp: true });
     }
     if (isTerminalState(stored.state)) {
       throw new UnsupportedOperationError(
@@ -338,7 +277,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
       );
     }
     // Events written between the read above and this subscription are caught up from the store.
-    return this.#openStream(request.id, {
+    return this.#streams.open(request.id, {
       afterSeq: stored.seq,
       first: streamEvent(stored.seq, { task: stored.task }),
       catchUp: true,
@@ -398,25 +337,11 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     // Canceled tasks are recorded; an agent that ignores its signal gets a moment to return,
     // not the power to hold the process.
     await waitAtMost(Promise.all(left.map((live) => live.ended)), SHUTDOWN_GRACE_MS);
-    // Streams end by themselves after their task's final event, once their clients have read
-    // it: give them the rest of the deadline (and at least the grace period for the events of
-    // tasks canceled just now), then close what is left, e.g. streams of interrupted tasks.
-    const streams = [...this.#streams];
-    await waitAtMost(
-      Promise.all(streams.map((stream) => stream.closed)),
-      Math.max(remaining(), SHUTDOWN_GRACE_MS),
-    );
-    await Promise.all([...this.#streams].map((stream) => stream.return()));
+    // Streams get the rest of the deadline, and at least the grace period for the events of
+    // tasks canceled just now.
+    await this.#streams.close(Math.max(remaining(), SHUTDOWN_GRACE_MS));
     if (this.#ownsRuntime) await this.#runtime.close();
   }
-}
-
-function singleEvent(event: StreamEvent | undefined): EventStream {
-  return {
-    async *[Symbol.asyncIterator]() {
-      if (event !== undefined) yield await Promise.resolve(event);
-    },
-  };
 }
 
 function checkedAfterSeq(afterSeq: number, lastSeq: number): number {

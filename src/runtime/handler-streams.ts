@@ -1,0 +1,72 @@
+/**
+ * The event streams one request handler has open. A handler opens every stream it answers with
+ * here, so that its shutdown can let them finish and then close the rest; the streams of other
+ * handlers over the same runtime are theirs.
+ */
+
+import type { TaskStore } from '../stores/task-store.js';
+import type { Logger } from './logger.js';
+import type { EventStream } from './request-handler.js';
+import type { StreamEvent } from './stream-event.js';
+import type { TaskEventHub } from './task-event-hub.js';
+import { TaskEventStream } from './task-event-stream.js';
+import { waitAtMost } from './wait-at-most.js';
+
+/** Where a stream starts: after `afterSeq`, with `first` ahead of the log's events. */
+export interface StreamPosition {
+  readonly afterSeq: number;
+  readonly first?: StreamEvent;
+  /** Read the events after `afterSeq` from the store before the live ones. */
+  readonly catchUp: boolean;
+}
+
+/** What every stream of a handler reads from. */
+export interface HandlerStreamSources {
+  readonly store: TaskStore;
+  readonly hub: TaskEventHub;
+  readonly logger: Logger;
+  /** Live events a stream holds in memory before it catches up from the store. */
+  readonly bufferSize: number;
+}
+
+/** The open streams of one handler. */
+export class HandlerStreams {
+  readonly #sources: HandlerStreamSources;
+  readonly #open = new Set<TaskEventStream>();
+
+  constructor(sources: HandlerStreamSources) {
+    this.#sources = sources;
+  }
+
+  /** Opens a stream of `taskId`'s events; it leaves this set when it closes. */
+  open(taskId: string, position: StreamPosition): TaskEventStream {
+    const stream: TaskEventStream = new TaskEventStream({
+      ...this.#sources,
+      taskId,
+      ...position,
+      onClose: () => this.#open.delete(stream),
+    });
+    this.#open.add(stream);
+    return stream;
+  }
+
+  /**
+   * Gives the open streams up to `waitMs` to end by themselves (a stream ends after its task's
+   * final event, once its client has read it), then closes the ones left, such as the streams
+   * of interrupted tasks.
+   */
+  async close(waitMs: number): Promise<void> {
+    const streams = [...this.#open];
+    await waitAtMost(Promise.all(streams.map((stream) => stream.closed)), waitMs);
+    await Promise.all([...this.#open].map((stream) => stream.return()));
+  }
+}
+
+/** A stream of at most one event: a message answer, or nothing left to resume. */
+export function singleEvent(event: StreamEvent | undefined): EventStream {
+  return {
+    async *[Symbol.asyncIterator]() {
+      if (event !== undefined) yield await Promise.resolve(event);
+    },
+  };
+}

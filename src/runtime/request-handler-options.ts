@@ -1,0 +1,56 @@
+/**
+ * What `createRequestHandler` is given: the agent, where its tasks live, and the limits, push
+ * notifications and access grants it serves with.
+ */
+
+import type { TaskStore } from '../stores/task-store.js';
+import type { AgentDefinition } from './agent.js';
+import type { CallLimitsOptions } from './call-limits.js';
+import type { Logger } from './logger.js';
+import type { PushNotifications } from './push-notifications.js';
+import type { TaskAccessPolicy } from './task-access-policy.js';
+import type { TaskRuntime } from './task-runtime.js';
+
+/** Options of `createRequestHandler`. */
+export interface RequestHandlerOptions {
+  readonly agent: AgentDefinition;
+  /**
+   * The runtime of the store this agent's tasks live in, shared by every agent served from that
+   * store (see `createTaskRuntime`). Defaults to a runtime over `store`, started at once and
+   * closed with the handler.
+   */
+  readonly runtime?: TaskRuntime;
+  /**
+   * Where tasks live, when no `runtime` is given. `tandem/server`'s `createRequestHandler`
+   * defaults it to a new `MemoryTaskStore`.
+   */
+  readonly store?: TaskStore;
+  /** The namespace of this agent's tasks in a shared store. Defaults to the card's name. */
+  readonly agentName?: string;
+  readonly logger?: Logger;
+  /** Live events a stream holds in memory before it catches up from the store. Default 256. */
+  readonly streamBufferSize?: number;
+  /**
+   * How long a message to an interrupted task waits for the previous execution to return (here,
+   * or on the replica holding its lease). Default 5 s.
+   */
+  readonly resumeWaitMs?: number;
+  /**
+   * Abuse limits per caller (requests and new tasks per minute, open streams, parts per message;
+   * see `CallLimitsOptions`), answered HTTP 429 / gRPC RESOURCE_EXHAUSTED, and per task (artifact
+   * bytes, kept history; see `TaskContentLimits`). `{}` applies the defaults; absent, none apply
+   * (`tandem serve` turns them on by default).
+   */
+  readonly limits?: CallLimitsOptions;
+  /**
+   * Push notifications (`createPushNotifications` over the same runtime): the push operations
+   * and inline configs work, and the card says `capabilities.pushNotifications: true`. Absent,
+   * they answer `PushNotificationNotSupportedError`.
+   */
+  readonly push?: PushNotifications;
+  /**
+   * Grants callers more than their own tasks (see `TaskAccessPolicy`): only reads, only within
+   * the caller's tenant. Absent, every caller reads its own tasks only.
+   */
+  readonly accessPolicy?: TaskAccessPolicy;
+}
