@@ -14,15 +14,15 @@ import type { Task } from '../protocol/generated/types.js';
 import { asError, TaskExistsError } from '../protocol/local-errors.js';
 import { LazyJsonEvent } from '../protocol/lazy-json-event.js';
 import { applyMutation } from '../protocol/task-projection.js';
-import { isActiveState, isTerminalState } from '../protocol/task-state.js';
+import { isTerminalState } from '../protocol/task-state.js';
 import { TaskOrderIndex } from './task-order-index.js';
 import { MemoryPushConfigs } from './memory-push-configs.js';
+import { memoryTaskLeases } from './memory-task-leases.js';
 import { newTaskConfigsProblem } from './push-store.js';
 import type {
   AppendRequest,
   AppendResult,
   CreateTaskRequest,
-  OrphanedTask,
   StoredTask,
   TaskLeases,
   TaskListCursor,
@@ -63,12 +63,6 @@ export class MemoryTaskStore implements TaskStore {
   readonly topology = 'exclusive';
   /** Every write is applied during its call. */
   readonly pipelinedAppends = true;
-  readonly leases: TaskLeases = {
-    acquire: (taskId, holder, leaseMs) => this.#acquireLease(taskId, holder, leaseMs),
-    renew: (holder, leaseMs) => this.#renewLeases(holder, leaseMs),
-    release: (taskId, holder) => this.#releaseLease(taskId, holder),
-    findOrphans: (limit, options) => this.#findOrphans(limit, options?.ignoreLeases === true),
-  };
   readonly retention: TaskRetention = {
     purgeTerminalTasks: (terminalBefore, limit) => this.#purge(terminalBefore, limit),
   };
@@ -83,6 +77,7 @@ export class MemoryTaskStore implements TaskStore {
   /** Finished tasks past the retained logs whose compaction waits for their push deliveries. */
   readonly #heldForPush = new Set<string>();
   readonly #tasks = new Map<string, StoredEntry>();
+  readonly leases: TaskLeases = memoryTaskLeases(this.#tasks);
   readonly #indexes = new Map<string, TaskOrderIndex<StoredEntry>>();
   readonly #scopes = new Map<string, TaskScope>();
   readonly #interned = new WeakMap<TaskScope, { scope: TaskScope; scopeKey: string }>();
@@ -328,60 +323,6 @@ export class MemoryTaskStore implements TaskStore {
     const start = Math.max(0, afterSeq);
     const payloads = task.log.slice(start, start + limit);
     return Promise.resolve(payloads.map((payload, i) => new LazyJsonEvent(start + i + 1, payload)));
-  }
-
-  #acquireLease(taskId: string, holder: string, leaseMs: number): Promise<boolean> {
-    const task = this.#tasks.get(taskId);
-    if (task === undefined || task.compact) return Promise.resolve(false);
-    const now = Date.now();
-    if (
-      task.leaseHolder !== undefined &&
-      task.leaseHolder !== holder &&
-      task.leaseExpiresAt > now
-    ) {
-      return Promise.resolve(false);
-    }
-    task.leaseHolder = holder;
-    task.leaseExpiresAt = now + leaseMs;
-    return Promise.resolve(true);
-  }
-
-  #renewLeases(holder: string, leaseMs: number): Promise<void> {
-    const expiresAt = Date.now() + leaseMs;
-    for (const task of this.#tasks.values()) {
-      if (!task.compact && task.leaseHolder === holder) task.leaseExpiresAt = expiresAt;
-    }
-    return Promise.resolve();
-  }
-
-  #releaseLease(taskId: string, holder: string): Promise<void> {
-    const task = this.#tasks.get(taskId);
-    if (task !== undefined && !task.compact && task.leaseHolder === holder) {
-      task.leaseHolder = undefined;
-      task.leaseExpiresAt = 0;
-    }
-    return Promise.resolve();
-  }
-
-  #findOrphans(limit: number, ignoreLeases: boolean): Promise<OrphanedTask[]> {
-    const now = Date.now();
-    const orphans: OrphanedTask[] = [];
-    for (const task of this.#tasks.values()) {
-      if (orphans.length >= limit) break;
-      if (task.compact) continue;
-      const state = task.status.state;
-      if (!isActiveState(state)) continue;
-      const leased = task.leaseHolder !== undefined && task.leaseExpiresAt > now;
-      if (leased && !ignoreLeases) continue;
-      orphans.push({
-        scope: task.scope,
-        taskId: task.id,
-        contextId: task.contextId,
-        seq: task.seq,
-        state,
-      });
-    }
-    return Promise.resolve(orphans);
   }
 
   #purge(terminalBefore: number, limit: number): Promise<number> {
