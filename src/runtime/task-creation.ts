@@ -7,7 +7,12 @@
 import type { Message, Task, TaskState } from '../protocol/generated/types.js';
 import { applyMutation, projectionOf } from '../protocol/task-projection.js';
 import { currentTimestamp } from '../protocol/timestamps.js';
-import type { TaskLogEntry } from '../stores/task-store.js';
+import type {
+  CreateTaskRequest,
+  PushConfigRecord,
+  TaskLogEntry,
+  TaskScope,
+} from '../stores/task-store.js';
 import { streamEvent } from './stream-event.js';
 import type { TaskChange } from './task-changes.js';
 
@@ -42,6 +47,32 @@ export function taskCreation(snapshot: Task, change: TaskChange | undefined): Ta
     stored: projectionAfter(snapshot, change),
     state: change.state,
   };
+}
+
+/** Where a new task is stored, and what is stored with it beside its first write. */
+export interface CreationTarget {
+  readonly scope: TaskScope;
+  /** Push configs stored with the task, in the same write (a message's inline config). */
+  readonly pushConfigs: readonly PushConfigRecord[];
+  /** The lease the task is created with, when the runtime takes leases on this store. */
+  readonly lease: { readonly holder: string; readonly ms: number } | undefined;
+}
+
+/** The store request that creates the task of `creation` in `target`. */
+export function createTaskRequest(
+  target: CreationTarget,
+  creation: TaskCreation,
+): CreateTaskRequest {
+  const { scope, pushConfigs, lease } = target;
+  const request = {
+    scope,
+    task: creation.stored,
+    events: creation.events,
+    ...(pushConfigs.length === 0 ? {} : { pushConfigs }),
+  };
+  return lease === undefined
+    ? request
+    : { ...request, leaseHolder: lease.holder, leaseMs: lease.ms };
 }
 
 /** The task after `change`, in arrays of its own. */

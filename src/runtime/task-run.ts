@@ -37,7 +37,7 @@ import { SerialQueue } from './serial-queue.js';
 import { SerialWriter } from './serial-writer.js';
 import { streamEvent } from './stream-event.js';
 import { resumeChange, statusChange, targetStateOf, type TaskChange } from './task-changes.js';
-import { submittedTask, taskCreation } from './task-creation.js';
+import { createTaskRequest, submittedTask, taskCreation } from './task-creation.js';
 import type { TaskEventHub } from './task-event-hub.js';
 import type {
   ChangeBuilder,
@@ -235,23 +235,14 @@ export class TaskRun implements RunForWriter {
     } catch (error) {
       refused = asError(error);
     }
-    const { events, stored, state } = taskCreation(snapshot, change);
-    const lease = this.#deps.lease;
-    const request = {
-      scope: this.scope,
-      task: stored,
-      events,
-      ...(this.#pushConfigs.length === 0 ? {} : { pushConfigs: this.#pushConfigs }),
-    };
+    const creation = taskCreation(snapshot, change);
+    const target = { scope: this.scope, pushConfigs: this.#pushConfigs, lease: this.#deps.lease };
     return {
-      request:
-        lease === undefined
-          ? request
-          : { ...request, leaseHolder: lease.holder, leaseMs: lease.ms },
+      request: createTaskRequest(target, creation),
       snapshot,
       change,
       refused,
-      state,
+      state: creation.state,
     };
   }
 
