@@ -6,14 +6,13 @@
  * once, as a response header, and the n-th message of the stream (from 0) has id first + n.
  */
 
+import { isEventId } from '../../protocol/event-id.js';
+
 /** The response header that carries the id of a stream's first event. */
 export const FIRST_EVENT_ID_HEADER = 'a2a-first-event-id';
 
-/** Longest accepted id: 15 digits stay exact as a JavaScript number. */
-const EVENT_ID = /^\d{1,15}$/;
-
 /** The id of a stream's first event, or `undefined` when the stream is not numbered. */
 export function firstEventIdOf(value: string | null | undefined): number | undefined {
-  if (value === null || value === undefined || !EVENT_ID.test(value)) return undefined;
+  if (value === null || value === undefined || !isEventId(value)) return undefined;
   return Number(value);
 }

@@ -6,9 +6,7 @@
  */
 
 import { InvalidParamsError } from '../../protocol/errors.js';
-
-/** Longest accepted id: 15 digits stay exact as a JavaScript number. */
-const EVENT_ID = /^\d{1,15}$/;
+import { isEventId } from '../../protocol/event-id.js';
 
 /**
  * The sequence number a `Last-Event-ID` value names, or `undefined` when the header is absent or
@@ -20,7 +18,7 @@ export function parseLastEventId(value: string | null | undefined): number | und
   if (value === null || value === undefined) return undefined;
   const trimmed = value.trim();
   if (trimmed === '') return undefined;
-  if (!EVENT_ID.test(trimmed)) {
+  if (!isEventId(trimmed)) {
     throw InvalidParamsError.fromViolations([
       {
         field: 'Last-Event-ID',
