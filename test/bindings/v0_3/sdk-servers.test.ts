@@ -1,9 +1,16 @@
 /**
- * Tandem's client against the official JS SDK's 0.3 HTTP+JSON server (`restHandler` of
- * `a2a-sdk-v03`, in `sdk-v03-server.ts`), found through a 0.3 card that lists only that
- * interface: the client picks it, writes the ProtoJSON bodies the SDK reads at `/v1/...`, and
- * hands back 1.0 values and typed errors — send, stream, get, cancel, resubscribe, push configs
- * (not supported by this agent: a typed error), the extended card (none: a typed error).
+ * Tandem's client against servers that speak only A2A 0.3: the official JS SDK's last 0.3
+ * release (`sdk-v03-server.ts`), on each of its three bindings, each found through a 0.3 card
+ * that lists it — JSON-RPC (the root card), HTTP+JSON (`restHandler`, the ProtoJSON bodies it
+ * reads at `/v1/...`) and gRPC (`grpcService`, `a2a.v1.A2AService` with the 0.3 proto's
+ * messages, the card's `url` a bare `host:port`). One suite runs unchanged over the three: the
+ * client picks the interface and hands back 1.0 values and typed errors for every operation —
+ * send, stream, get, cancel, resubscribe, push configs (not supported by this agent), the
+ * extended card (none), `ListTasks` (no 0.3 method).
+ *
+ * What the SDK does that the translation has to meet: its streams carry no SSE `id:` (so a
+ * dropped stream cannot resume with `Last-Event-ID`), it answers `final: true` on the last status
+ * update, keeps ids of its own for push configs, and its gRPC errors are bare status codes.
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,28 +23,63 @@ import {
   UnsupportedOperationError,
   textOf,
   type A2AClient,
+  type AgentInterface,
 } from '../../../src/client.js';
 import { startSdkV03Server, type SdkV03Server } from './sdk-v03-server.js';
 
 let server: SdkV03Server;
-let base: string;
-let client: A2AClient;
 
 beforeAll(async () => {
-  server = await startSdkV03Server();
-  base = server.url;
-  client = await createClient(`${base}/rest-only`, { cardResolver: createCardResolver() });
+  server = await startSdkV03Server({ grpc: true });
 });
 
 afterAll(() => server.close());
 
-describe('Tandem client → official 0.3 HTTP+JSON server', () => {
-  it('reads the 0.3 card and picks its HTTP+JSON 0.3 interface', () => {
-    expect(client.selectedInterface).toEqual({
-      url: `${base}/rest`,
+/** One binding of the SDK's server: where its card is, and the interface the client must pick. */
+interface SdkDoor {
+  readonly name: string;
+  readonly cardPath: string;
+  readonly selected: (server: SdkV03Server) => AgentInterface;
+}
+
+const DOORS: readonly SdkDoor[] = [
+  {
+    name: 'JSON-RPC',
+    cardPath: '',
+    selected: (s) => ({ url: `${s.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }),
+  },
+  {
+    name: 'HTTP+JSON',
+    cardPath: '/rest-only',
+    selected: (s) => ({
+      url: `${s.url}/rest`,
       protocolBinding: 'HTTP+JSON',
       protocolVersion: '0.3',
+    }),
+  },
+  {
+    name: 'gRPC',
+    cardPath: '/grpc-only',
+    selected: (s) => ({
+      url: s.grpcAddress ?? '',
+      protocolBinding: 'GRPC',
+      protocolVersion: '0.3',
+    }),
+  },
+];
+
+describe.each(DOORS)('Tandem client → official 0.3 $name server', (door) => {
+  let client: A2AClient;
+
+  beforeAll(async () => {
+    client = await createClient(`${server.url}${door.cardPath}`, {
+      cardResolver: createCardResolver(),
     });
+  });
+
+  it('reads the 0.3 card and picks its 0.3 interface', () => {
+    expect(client.selectedInterface).toEqual(door.selected(server));
+    expect(client.card.capabilities.streaming).toBe(true);
   });
 
   it('sends a message and gets a 1.0 task, then gets it', async () => {
@@ -115,7 +157,26 @@ describe('Tandem client → official 0.3 HTTP+JSON server', () => {
   });
 
   it('gets a typed error for the extended card of an agent without one', async () => {
-    // The SDK answers -32004 (UnsupportedOperation) at /v1/card for an agent without one.
+    // The SDK answers UnsupportedOperation (-32004; gRPC UNIMPLEMENTED) for an agent without one.
     await expect(client.getExtendedAgentCard()).rejects.toBeInstanceOf(UnsupportedOperationError);
+  });
+});
+
+describe('Tandem client → official 0.3 server, what one binding has', () => {
+  it('finds a card served only at the legacy /.well-known/agent.json', async () => {
+    const legacy = await createClient(`${server.url}/legacy`, {
+      cardResolver: createCardResolver(),
+    });
+    expect(legacy.card.name).toBe('SDK 0.3 agent');
+    expect(legacy.selectedInterface.protocolVersion).toBe('0.3');
+  });
+
+  it('refuses cancel metadata over gRPC, which the 0.3 CancelTaskRequest cannot carry', async () => {
+    const client = await createClient(`${server.url}/grpc-only`, {
+      cardResolver: createCardResolver(),
+    });
+    await expect(client.cancelTask({ id: 'any', metadata: { why: 'test' } })).rejects.toThrow(
+      /CancelTaskRequest has no metadata/,
+    );
   });
 });
