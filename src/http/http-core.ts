@@ -286,7 +286,7 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
     request: HttpRequest,
   ): Promise<Routed> {
     const { binding, route } = target;
-    const verdict = await identifyCaller(
+    const identified = identifyCaller(
       identity,
       {
         binding: binding.protocolBinding,
@@ -296,6 +296,8 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
       },
       request.path,
     );
+    // The anonymous authenticator answers at once: no promise to wait for.
+    const verdict = identified instanceof Promise ? await identified : identified;
     if (verdict instanceof AuthenticationError) {
       const headers: Record<string, string> = {};
       if (verdict.challenges.length > 0) {

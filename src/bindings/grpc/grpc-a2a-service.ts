@@ -166,11 +166,13 @@ export class GrpcA2AService {
   ): Promise<PreparedCall<N> | Refused> {
     const source = new GrpcCallSource(call);
     const headers = new MetadataReader(call.metadata);
-    const verdict = await identifyCaller(
+    const identified = identifyCaller(
       this.#identity,
       { binding: GRPC_BINDING, headers, query: '', peer: source.peer },
       method.path,
     );
+    // The anonymous authenticator answers at once: no promise to wait for.
+    const verdict = identified instanceof Promise ? await identified : identified;
     if (verdict instanceof AuthenticationError) return new Refused(authenticationStatus(verdict));
     if (verdict instanceof LimitExceededError) {
       return new Refused(this.statusOf(verdict, method.operation));

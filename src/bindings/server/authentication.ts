@@ -89,19 +89,34 @@ export class AuthenticationError extends LocalError {
 /** The authenticator of a server without authentication: every caller is {@link ANONYMOUS}. */
 export const anonymousAuthenticator: Authenticator = () => ANONYMOUS;
 
+/** What the identity hook says of a call. */
+export type IdentityVerdict = Principal | AuthenticationError | LimitExceededError;
+
 /**
- * Runs `authenticate` and returns its verdict; never rejects with anything but a server fault.
+ * Runs `authenticate`: its refusal, thrown or returned, becomes the value; any other exception
+ * is a server fault. Synchronous when the authenticator is (the anonymous one is): a call pays
+ * for no promise it does not need.
  */
-export async function authenticateCall(
+function authenticateCall(
   authenticate: Authenticator,
   request: AuthenticationRequest,
-): Promise<Principal | AuthenticationError> {
+): Principal | AuthenticationError | Promise<Principal | AuthenticationError> {
+  let verdict: ReturnType<Authenticator>;
   try {
-    return await authenticate(request);
+    verdict = authenticate(request);
   } catch (error) {
     if (error instanceof AuthenticationError) return error;
     throw error;
   }
+  if (!isPromiseLike(verdict)) return verdict;
+  return Promise.resolve(verdict).catch((error: unknown) => {
+    if (error instanceof AuthenticationError) return error;
+    throw error;
+  });
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as Partial<PromiseLike<T>> | null)?.then === 'function';
 }
 
 /** What a server runs the identity hook with. */
@@ -117,16 +132,16 @@ export interface IdentityCheck {
  * `LimitExceededError` when its address failed to authenticate too often (then its credentials
  * are not even checked). Every refusal is logged here, at `warn`, with the same fields on every
  * binding: the binding, the path (the gRPC method's path over gRPC), the peer address, and the
- * refusal's status and reason or the limit — never a credential. Never rejects with anything but a
- * server fault.
+ * refusal's status and reason or the limit — never a credential. Synchronous when the
+ * authenticator is; throws or rejects with nothing but a server fault.
  *
  * @param path what the call was for, for the log.
  */
-export async function identifyCaller(
+export function identifyCaller(
   check: IdentityCheck,
   request: AuthenticationRequest,
   path: string,
-): Promise<Principal | AuthenticationError | LimitExceededError> {
+): IdentityVerdict | Promise<IdentityVerdict> {
   // The peer is read only when needed: an HTTP request makes it on first access.
   const failures = check.failures;
   const held = failures?.check(request.peer.address);
@@ -143,10 +158,22 @@ export async function identifyCaller(
     );
     return held;
   }
-  const verdict = await authenticateCall(check.authenticate, request);
+  const verdict = authenticateCall(check.authenticate, request);
+  return isPromiseLike(verdict)
+    ? verdict.then((settled) => refusalLogged(check, request, path, settled))
+    : refusalLogged(check, request, path, verdict);
+}
+
+/** A refusal, counted against its address and logged; a principal as it is. */
+function refusalLogged(
+  check: IdentityCheck,
+  request: AuthenticationRequest,
+  path: string,
+  verdict: Principal | AuthenticationError,
+): Principal | AuthenticationError {
   if (!(verdict instanceof AuthenticationError)) return verdict;
   const address = request.peer.address;
-  if (verdict.status === 401) failures?.recordFailure(address);
+  if (verdict.status === 401) check.failures?.recordFailure(address);
   // The reason is the refusal's own message, which never holds a credential.
   check.logger.warn(
     {
