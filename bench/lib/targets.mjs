@@ -212,9 +212,13 @@ export function restPathOf(card) {
 /**
  * Spawns a target's process (pinned when `pinning` is set) without waiting for it. The child's
  * output is kept (the last few KB) for error messages; it must be drained so that a chatty
- * server cannot block on a full pipe.
+ * server cannot block on a full pipe. `onOutput` sees all of it, as text, as it comes.
  */
-export function spawnTarget(target, port, { pinning = null, nodeFlags = [], grpcPort } = {}) {
+export function spawnTarget(
+  target,
+  port,
+  { pinning = null, nodeFlags = [], grpcPort, onOutput } = {},
+) {
   const { args, env = {}, cleanup } = target.command(port, grpcPort);
   const nodeArgs = [...nodeFlags, ...args];
   const child =
@@ -226,7 +230,9 @@ export function spawnTarget(target, port, { pinning = null, nodeFlags = [], grpc
         });
   let output = '';
   const keep = (chunk) => {
-    output = (output + chunk.toString()).slice(-4096);
+    const text = chunk.toString();
+    output = (output + text).slice(-4096);
+    onOutput?.(text);
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
@@ -283,11 +289,11 @@ function listening(port) {
  */
 export async function startTarget(
   target,
-  { pinning = null, nodeFlags = [], grpc = false, readyTimeoutMs = 20_000 } = {},
+  { pinning = null, nodeFlags = [], grpc = false, readyTimeoutMs = 20_000, onOutput } = {},
 ) {
   const port = await freePort();
   const grpcPort = grpc ? await freePort() : undefined;
-  const proc = spawnTarget(target, port, { pinning, nodeFlags, grpcPort });
+  const proc = spawnTarget(target, port, { pinning, nodeFlags, grpcPort, onOutput });
   const baseUrl = `http://127.0.0.1:${port}`;
   const cardUrl = `${baseUrl}/.well-known/agent-card.json`;
   const stop = () => stopProcess(proc);
