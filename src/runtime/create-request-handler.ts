@@ -58,9 +58,9 @@ import type { TaskExecution } from './task-execution.js';
 import type { PushDeliveryStatus, PushDeliveryStatusRequest } from './push-notifications.js';
 import { PushConfigOperations } from './push-config-operations.js';
 import type { RequestHandlerOptions } from './request-handler-options.js';
+import { withJsonText } from '../protocol/json-text.js';
 
 export type { RequestHandlerOptions } from './request-handler-options.js';
-import { withJsonText } from '../protocol/json-text.js';
 
 /** How long executions may take to return once their task was canceled at shutdown. */
 const SHUTDOWN_GRACE_MS = 1_000;

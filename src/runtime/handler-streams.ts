@@ -4,30 +4,19 @@
  * handlers over the same runtime are theirs.
  */
 
-import type { TaskStore } from '../stores/task-store.js';
-import type { Logger } from './logger.js';
 import type { EventStream } from './request-handler.js';
 import type { StreamEvent } from './stream-event.js';
-import type { TaskEventHub } from './task-event-hub.js';
-import { TaskEventStream } from './task-event-stream.js';
+import { TaskEventStream, type TaskEventStreamOptions } from './task-event-stream.js';
 import { waitAtMost } from './wait-at-most.js';
 
 /** Where a stream starts: after `afterSeq`, with `first` ahead of the log's events. */
-export interface StreamPosition {
-  readonly afterSeq: number;
-  readonly first?: StreamEvent;
-  /** Read the events after `afterSeq` from the store before the live ones. */
-  readonly catchUp: boolean;
-}
+export type StreamPosition = Pick<TaskEventStreamOptions, 'afterSeq' | 'first' | 'catchUp'>;
 
 /** What every stream of a handler reads from. */
-export interface HandlerStreamSources {
-  readonly store: TaskStore;
-  readonly hub: TaskEventHub;
-  readonly logger: Logger;
-  /** Live events a stream holds in memory before it catches up from the store. */
-  readonly bufferSize: number;
-}
+export type HandlerStreamSources = Pick<
+  TaskEventStreamOptions,
+  'store' | 'hub' | 'logger' | 'bufferSize'
+>;
 
 /** The open streams of one handler. */
 export class HandlerStreams {

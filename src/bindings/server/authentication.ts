@@ -105,16 +105,19 @@ function authenticateCall(
   try {
     verdict = authenticate(request);
   } catch (error) {
-    if (error instanceof AuthenticationError) return error;
-    throw error;
+    return refusalOrRethrow(error);
   }
   if (!isPromiseLike(verdict)) return verdict;
-  return Promise.resolve(verdict).catch((error: unknown) => {
-    if (error instanceof AuthenticationError) return error;
-    throw error;
-  });
+  return Promise.resolve(verdict).catch(refusalOrRethrow);
 }
 
+/** A thrown refusal as the verdict; anything else thrown again, as the server fault it is. */
+function refusalOrRethrow(error: unknown): AuthenticationError {
+  if (error instanceof AuthenticationError) return error;
+  throw error;
+}
+
+/** A user's authenticator may hand back any thenable, not only a native promise. */
 function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as Partial<PromiseLike<T>> | null)?.then === 'function';
 }
@@ -159,7 +162,7 @@ export function identifyCaller(
     return held;
   }
   const verdict = authenticateCall(check.authenticate, request);
-  return isPromiseLike(verdict)
+  return verdict instanceof Promise
     ? verdict.then((settled) => refusalLogged(check, request, path, settled))
     : refusalLogged(check, request, path, verdict);
 }
