@@ -26,7 +26,7 @@ export interface TaskEventStreamOptions {
   /** Deliver events with a greater sequence number. */
   readonly afterSeq: number;
   /** Sent before anything else (the `Task` snapshot of a subscription); never ends the stream. */
-  readonly first?: StreamEvent;
+  readonly first?: StreamEvent | undefined;
   /** Read the store before waiting for live events (the log may be ahead of `afterSeq`). */
   readonly catchUp: boolean;
   /** Largest number of live events held in memory. */
@@ -230,6 +230,7 @@ export class TaskEventStream implements AsyncIterableIterator<StreamEvent>, Push
    */
   async #readStore(): Promise<boolean> {
     const { store, taskId, bufferSize, logger } = this.#options;
+    const pokedBefore = this.#pokedSeq;
     const entries = await store.readEvents(taskId, this.#lastSeq, bufferSize);
     if (this.#ended) return true;
     if (entries === undefined) {
@@ -248,11 +249,15 @@ export class TaskEventStream implements AsyncIterableIterator<StreamEvent>, Push
     }
     const lastFresh = fresh[fresh.length - 1]?.seq ?? this.#lastSeq;
     this.#queue = [...fresh, ...queued.filter((event) => (event.seq as number) > lastFresh)];
-    // Caught up when the store had less than a full page and nothing newer was announced
-    // meanwhile; live events and pokes cover the rest. A read that found nothing new waits for
-    // the next event or poke rather than reading again at once.
+    // Caught up when the store had less than a full page and no poke announced more than is
+    // now held; live events and pokes cover the rest. An announcement past what is held means
+    // reading again when this read found something (more may have come) or when the poke came
+    // while it was in flight (it may have begun before that write committed). A read that found
+    // nothing new after every poke so far waits for the next event or poke instead.
+    const held = this.#queue[this.#queue.length - 1]?.seq ?? lastFresh;
     this.#needsStore =
-      entries.length >= bufferSize || (fresh.length > 0 && this.#pokedSeq > lastFresh);
+      entries.length >= bufferSize ||
+      (this.#pokedSeq > held && (fresh.length > 0 || this.#pokedSeq > pokedBefore));
     return true;
   }
 

@@ -176,7 +176,9 @@ describeMatrix(
 
       const canceled = await b.agent.cancelTask({ id: taskId });
       expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
-      expect(stateOf((await onA.rest()).at(-1))).toBe('TASK_STATE_CANCELED');
+      // A's stream reads the CANCELED event B wrote once NOTIFY announces it.
+      const rest = await within(onA.rest(), 5 * CROSS_REPLICA_MS, "A's stream to end");
+      expect(stateOf(rest.at(-1))).toBe('TASK_STATE_CANCELED');
       // A learns of the cancellation through NOTIFY and must abort the execution it runs.
       await a.process.line(new RegExp(`^aborted ${escape(taskId)}$`), CROSS_REPLICA_MS);
     });

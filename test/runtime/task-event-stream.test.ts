@@ -14,6 +14,7 @@ import { TaskEventStream } from '../../src/runtime/task-event-stream.js';
 import { MemoryTaskStore } from '../../src/stores/memory-task-store.js';
 import type { TaskStore } from '../../src/stores/task-store.js';
 import { createTask, type TaskWriter } from '../stores/contract/builders.js';
+import { deferred, within } from '../support/sync.js';
 
 /** A sink that records what it gets and answers `accept()` to each event. */
 class RecordingSink implements EventSink {
@@ -141,6 +142,40 @@ describe('TaskEventStream push delivery', () => {
     expect(sink.seqs).toEqual([2]);
     expect(sink.ends).toEqual([undefined]);
     expect(f.hub.listenerCount('t1')).toBe(0);
+  });
+
+  it('reads the log again when a poke comes while a read is in flight', async () => {
+    // Another process's write announced while an earlier read (which began before that write
+    // committed) is still running: the read finds nothing new, and the stream must read again.
+    const f = await fixture();
+    const held = deferred();
+    let reads = 0;
+    const slow: TaskStore = Object.assign(Object.create(f.store) as TaskStore, {
+      readEvents: async (...args: Parameters<TaskStore['readEvents']>) => {
+        const entries = await f.store.readEvents(...args);
+        if (++reads === 1) await held.promise;
+        return entries;
+      },
+    });
+    const stream = f.open({ store: slow });
+    const sink = new RecordingSink();
+    stream.pushTo(sink);
+    const working = { taskId: 't1', contextId: f.writer.contextId };
+    await f.writer.setStatus('TASK_STATE_WORKING', Date.now());
+    // Its announcement comes first and starts a read; the event itself follows from the hub.
+    f.hub.poke('t1', 2);
+    f.hub.publish(
+      't1',
+      streamEvent(2, { statusUpdate: { ...working, status: { state: 'TASK_STATE_WORKING' } } }),
+    );
+    expect(sink.seqs).toEqual([2]);
+    await f.writer.setStatus('TASK_STATE_COMPLETED', Date.now());
+    f.hub.poke('t1', 3);
+    held.resolve();
+    await within(stream.closed, 5_000, 'the stream to read event 3 and end');
+    expect(reads).toBe(2);
+    expect(sink.seqs).toEqual([2, 3]);
+    expect(sink.ends).toEqual([undefined]);
   });
 
   it('ends the sink with the error when reading the log fails', async () => {
