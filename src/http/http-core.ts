@@ -25,19 +25,22 @@
 import {
   AuthenticationError,
   identifyCaller,
+  type AuthenticationRequest,
   type IdentityCheck,
+  type IdentityVerdict,
 } from '../bindings/server/authentication.js';
 import type { CallReport } from '../bindings/server/call-report.js';
 import type { Principal } from '../runtime/call-context.js';
 import type {
   BindingContext,
+  BindingRequest,
   BindingRoute,
   HttpRefusal,
   ServerBinding,
 } from '../bindings/server/server-binding.js';
 import { jsonMediaTypeFor } from '../bindings/server/http-media.js';
 import { limitRefusal } from '../bindings/server/server-call.js';
-import type { HttpRequest, HttpResponse } from '../protocol/http-exchange.js';
+import type { HttpRequest, HttpResponse, PeerIdentity } from '../protocol/http-exchange.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
 import { LimitExceededError } from '../runtime/call-limit-options.js';
 import type { AgentInterface } from '../protocol/generated/types.js';
@@ -90,6 +93,34 @@ type Target =
   | { readonly kind: 'index' };
 
 const CARD_PATH = '/.well-known/agent-card.json';
+
+/**
+ * What the identity hook sees of an HTTP request. A class, not an object literal with a getter
+ * (see `RouteInput` in `jsonrpc-http.ts`): the peer is read from the socket only when asked.
+ */
+class HttpAuthenticationRequest implements AuthenticationRequest {
+  readonly query: string;
+
+  constructor(
+    readonly binding: string,
+    readonly headers: HttpRequest,
+  ) {
+    this.query = headers.query;
+  }
+
+  get peer(): PeerIdentity {
+    return this.headers.peer;
+  }
+}
+
+async function callRoute(route: BindingRoute, input: BindingRequest): Promise<Routed> {
+  const reply = await route.handle(input);
+  return { response: reply.response, report: reply.report, principal: input.principal };
+}
+
+function routedResponse(response: HttpResponse): Routed {
+  return { response };
+}
 
 /** The result of routing: the response, and the binding's report when a binding answered. */
 interface Routed {
@@ -280,24 +311,30 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
     return json(200, JSON.stringify({ agents: list }), request);
   }
 
-  async function serveBinding(
+  /** Serves a binding's route once the identity hook let the call through. */
+  function serveBinding(
     target: Extract<Target, { kind: 'binding' }>,
     params: Readonly<Record<string, string>>,
     request: HttpRequest,
-  ): Promise<Routed> {
-    const { binding, route } = target;
+  ): Routed | Promise<Routed> {
     const identified = identifyCaller(
       identity,
-      {
-        binding: binding.protocolBinding,
-        headers: request,
-        query: request.query,
-        peer: request.peer,
-      },
+      new HttpAuthenticationRequest(target.binding.protocolBinding, request),
       request.path,
     );
     // The anonymous authenticator answers at once: no promise to wait for.
-    const verdict = identified instanceof Promise ? await identified : identified;
+    return identified instanceof Promise
+      ? identified.then((verdict) => afterIdentity(target, params, request, verdict))
+      : afterIdentity(target, params, request, identified);
+  }
+
+  function afterIdentity(
+    target: Extract<Target, { kind: 'binding' }>,
+    params: Readonly<Record<string, string>>,
+    request: HttpRequest,
+    verdict: IdentityVerdict,
+  ): Routed | Promise<Routed> {
+    const binding = target.binding;
     if (verdict instanceof AuthenticationError) {
       const headers: Record<string, string> = {};
       if (verdict.challenges.length > 0) {
@@ -314,13 +351,11 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
     if (verdict instanceof LimitExceededError) {
       return { response: binding.refuse(limitRefusal(verdict), request) };
     }
-    return {
-      ...(await route.handle({ http: request, params, principal: verdict })),
-      principal: verdict,
-    };
+    return callRoute(target.route, { http: request, params, principal: verdict });
   }
 
-  async function route(request: HttpRequest): Promise<Routed> {
+  // Not async: a call to a binding pays for the promise of the binding's own handler only.
+  function route(request: HttpRequest): Routed | Promise<Routed> {
     const method = request.method;
     if (method === 'OPTIONS') {
       const methods = router.methodsOf(request.path);
@@ -343,7 +378,7 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
       case 'binding':
         return serveBinding(target, found.params, request);
       case 'card':
-        return { response: await serveCard(target.agent, request) };
+        return serveCard(target.agent, request).then(routedResponse);
       case 'health':
         return { response: json(200, '{"status":"ok"}', request) };
       case 'index':

@@ -47,7 +47,7 @@ import type { A2ARequestHandler, EventStream } from './request-handler.js';
 import { streamEvent } from './stream-event.js';
 import { HandlerStreams, singleEvent } from './handler-streams.js';
 import { engineOf, type TaskRuntimeEngine } from './task-runtime.js';
-import { admitMessage } from './message-intake.js';
+import { admitMessage, type IntakeContext } from './message-intake.js';
 import { readTask } from './read-task.js';
 import { TaskScopes } from './task-scopes.js';
 import { taskContentLimitsOf, type TaskContentLimits } from './task-content-limits.js';
@@ -61,6 +61,9 @@ import type { RequestHandlerOptions } from './request-handler-options.js';
 import { withJsonText } from '../protocol/json-text.js';
 
 export type { RequestHandlerOptions } from './request-handler-options.js';
+
+/** The view of a task with its whole history. */
+const WHOLE_TASK = {};
 
 /** How long executions may take to return once their task was canceled at shutdown. */
 const SHUTDOWN_GRACE_MS = 1_000;
@@ -97,6 +100,8 @@ class RuntimeRequestHandler implements A2ARequestHandler {
   readonly #accessPolicy: TaskAccessPolicy | undefined;
   readonly #inputModes: string[];
   readonly #push: PushConfigOperations;
+  /** What admitting a message needs, the same for every message. */
+  readonly #intake: IntakeContext;
   readonly #shutdown = new AbortController();
 
   constructor(options: RequestHandlerOptions, defaultStore: (() => TaskStore) | undefined) {
@@ -129,6 +134,14 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     );
     this.card = completeCard(options.agent.card, this.capabilities);
     this.#inputModes = acceptedInputModes(this.card);
+    this.#intake = {
+      agent: this.#agent,
+      runtime: this.#runtime,
+      owner: this,
+      inputModes: this.#inputModes,
+      resumeWaitMs: this.#resumeWaitMs,
+      ...(this.#contentLimits === undefined ? {} : { contentLimits: this.#contentLimits }),
+    };
   }
 
   #getStored(call: CallContext, taskId: string, historyLength?: number): Promise<StoredTask> {
@@ -152,19 +165,15 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     if (this.#shutdown.signal.aborted) {
       throw new UnsupportedOperationError('The server is shutting down; retry on another replica');
     }
-    await this.#push.checkInline(call, request);
-    const execution = await admitMessage(
-      {
-        agent: this.#agent,
-        runtime: this.#runtime,
-        owner: this,
-        inputModes: this.#inputModes,
-        resumeWaitMs: this.#resumeWaitMs,
-        ...(this.#contentLimits === undefined ? {} : { contentLimits: this.#contentLimits }),
-      },
+    const checking = this.#push.checkInline(call, request);
+    if (checking !== undefined) await checking;
+    const admitted = admitMessage(
+      this.#intake,
       { scope: this.#scopes.of(call), call, extensions: this.negotiateExtensions(call) },
       request,
     );
+    // A new task's execution is prepared at once: no promise to wait for.
+    const execution = admitted instanceof Promise ? await admitted : admitted;
     this.#push.withCreation(request, execution);
     return execution;
   }
@@ -183,14 +192,15 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     const outcome = await execution.outcome;
     if (outcome.kind === 'message') return { message: outcome.message };
     if (outcome.kind === 'refused') throw outcome.error;
-    await this.#push.attachInline(call, request, execution, pushFrom);
+    const attaching = this.#push.attachInline(call, request, execution, pushFrom);
+    if (attaching !== undefined) await attaching;
     const historyLength = request.configuration?.historyLength;
     if (request.configuration?.returnImmediately !== true) {
       // Settles on a terminal or interrupted state once it is stored, also one written by
       // another replica (the run refreshes itself when told) — or when the execution ends.
       await Promise.race([execution.run.untilSettled(), execution.finished]);
     }
-    const kept = execution.run.viewOf(historyLength === undefined ? {} : { historyLength });
+    const kept = execution.run.viewOf(historyLength === undefined ? WHOLE_TASK : { historyLength });
     if (kept !== undefined) return { task: kept };
     const stored = await this.#store.getTask(
       this.#scopes.of(call),
@@ -212,7 +222,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     const pushFrom = resumed ? execution.run.seq : 0;
     const stream = this.#streams.open(execution.taskId, {
       afterSeq: resumed ? execution.run.seq : 0,
-      ...(resumed ? { first: streamEvent(execution.run.seq, { task: execution.task }) } : {}),
+      first: resumed ? streamEvent(execution.run.seq, { task: execution.task }) : undefined,
       catchUp: false,
     });
     this.#start(execution);
@@ -232,7 +242,8 @@ class RuntimeRequestHandler implements A2ARequestHandler {
       });
     }
     try {
-      await this.#push.attachInline(call, request, execution, pushFrom);
+      const attaching = this.#push.attachInline(call, request, execution, pushFrom);
+      if (attaching !== undefined) await attaching;
     } catch (error) {
       await stream.return();
       throw error;

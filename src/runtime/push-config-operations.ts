@@ -47,10 +47,18 @@ export class PushConfigOperations {
   /**
    * Checks the inline config of a message, if it has one, before anything is stored: its
    * destination, and for a message continuing a task that the task has room for one more.
+   * `undefined` for a message without one (most messages): nothing to wait for.
    */
-  async checkInline(call: CallContext, request: SendMessageRequest): Promise<void> {
+  checkInline(call: CallContext, request: SendMessageRequest): Promise<void> | undefined {
     const inline = request.configuration?.taskPushNotificationConfig;
-    if (inline === undefined) return;
+    return inline === undefined ? undefined : this.#checkInline(call, request, inline);
+  }
+
+  async #checkInline(
+    call: CallContext,
+    request: SendMessageRequest,
+    inline: TaskPushNotificationConfig,
+  ): Promise<void> {
     const push = this.#require();
     await push.check(inline, INLINE_PUSH_FIELD);
     const taskId = request.message.taskId;
@@ -76,16 +84,24 @@ export class PushConfigOperations {
   /**
    * Once the message's task exists: starts delivering the config stored with its creation, or
    * stores the inline config of a message that continued the task (this turn's events on,
-   * after `fromSeq`).
+   * after `fromSeq`). `undefined` for a message without an inline config: nothing to wait for.
    */
-  async attachInline(
+  attachInline(
     call: CallContext,
     request: SendMessageRequest,
     execution: TaskExecution,
     fromSeq: number,
-  ): Promise<void> {
+  ): Promise<void> | undefined {
     const inline = request.configuration?.taskPushNotificationConfig;
-    if (inline === undefined) return;
+    return inline === undefined ? undefined : this.#attachInline(call, inline, execution, fromSeq);
+  }
+
+  async #attachInline(
+    call: CallContext,
+    inline: TaskPushNotificationConfig,
+    execution: TaskExecution,
+    fromSeq: number,
+  ): Promise<void> {
     const taskId = execution.taskId;
     const created = this.#withCreation.get(execution);
     if (created !== undefined) {

@@ -181,20 +181,21 @@ export class TaskExecution {
       this.#creating =
         this.init.task !== undefined
           ? Promise.resolve(this.init.task)
-          : this.run.create(this.init.message).then(this.#taskCreated);
-      this.#creating.catch(this.#creationFailed);
+          : this.run.create(this.init.message).then((task) => this.#taskCreated(task));
+      this.#creating.catch((error: unknown) => this.#creationFailed(error));
     }
     return this.#creating;
   }
 
-  readonly #taskCreated = (task: Task): Task => {
+  // Methods, not arrow fields: an execution does not keep two closures for its whole life.
+  #taskCreated(task: Task): Task {
     this.#resolveOutcome({ kind: 'task', task });
     return task;
-  };
+  }
 
-  readonly #creationFailed = (error: unknown): void => {
+  #creationFailed(error: unknown): void {
     this.#creationError = asError(error);
-  };
+  }
 
   /** The runtime's own end of the task (completion on return, failure on throw). */
   async #settle(state: TaskState, message: Message | undefined): Promise<void> {
@@ -223,9 +224,9 @@ export class TaskExecution {
     // After reply() there is no task: this rejects with a UsageError.
     if (this.#replied) return this.#ensureTask().then(() => this.run.write(build));
     const { created, written } = this.run.createWith(this.init.message, build);
-    this.#creating = created.then(this.#taskCreated);
+    this.#creating = created.then((task) => this.#taskCreated(task));
     // A failed creation reaches the agent through `written`, and any later change rejects too.
-    this.#creating.catch(this.#creationFailed);
+    this.#creating.catch((error: unknown) => this.#creationFailed(error));
     return written;
   }
 

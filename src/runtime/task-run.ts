@@ -71,6 +71,9 @@ export interface TaskRunInit {
 
 const ignore = (): void => {};
 
+/** Shared by every run without push configs (most): no empty array per run. */
+const NO_PUSH_CONFIGS: readonly PushConfigRecord[] = Object.freeze([]);
+
 /**
  * The serialized writer of one task. The members marked "for the writer" implement
  * {@link RunForWriter}: the run's writer calls them, nothing else does.
@@ -99,7 +102,7 @@ export class TaskRun implements RunForWriter {
   #keepsProjection = false;
   /** What the task may still hold (see `task-content-limits.ts`); unlimited when unset. */
   #budget: TaskBudget | undefined;
-  #pushConfigs: readonly PushConfigRecord[] = [];
+  #pushConfigs: readonly PushConfigRecord[] = NO_PUSH_CONFIGS;
 
   constructor(deps: TaskRunDependencies, init: TaskRunInit) {
     this.#deps = deps;

@@ -15,6 +15,7 @@ import type { Message, SendMessageRequest, TaskState } from '../../src/protocol/
 import { defineAgent } from '../../src/runtime/agent.js';
 import { createCallContext } from '../../src/runtime/call-context.js';
 import { admitMessage, type IntakeContext } from '../../src/runtime/message-intake.js';
+import type { TaskExecution } from '../../src/runtime/task-execution.js';
 import type { TaskRuntimeEngine } from '../../src/runtime/task-runtime.js';
 import { ScriptedStore } from './support/scripted-store.js';
 import { owner, scope, startRuntime } from './support/runtime-harness.js';
@@ -69,10 +70,15 @@ async function seed(store: ScriptedStore, taskId: string, state: TaskState): Pro
   });
 }
 
+/** Admission as a promise: a new task's refusal is thrown at once, a continued one's rejected. */
+async function admit(...args: Parameters<typeof admitMessage>): Promise<TaskExecution> {
+  return admitMessage(...args);
+}
+
 describe('admitMessage', () => {
   it('refuses a message not sent by a user, naming the field, and begins nothing', async () => {
     const { context, runtime } = await intake();
-    const refused = admitMessage(context, caller, message({ role: 'ROLE_AGENT' }));
+    const refused = admit(context, caller, message({ role: 'ROLE_AGENT' }));
     await expect(refused).rejects.toBeInstanceOf(InvalidParamsError);
     await expect(refused).rejects.toThrow('message.role: must be ROLE_USER');
     expect(runtime.runsOf(owner)).toEqual([]);
@@ -86,21 +92,21 @@ describe('admitMessage', () => {
       ...message(),
       configuration: { taskPushNotificationConfig: { url: 'https://example.com/hook' } },
     };
-    const execution = await admitMessage(context, caller, request);
+    const execution = await admit(context, caller, request);
     expect(execution.taskId).toBeTruthy();
   });
 
   it('refuses a part of a media type the agent does not accept', async () => {
     const { context } = await intake();
     const request = message({ parts: [{ text: 'x', mediaType: 'image/png' }] });
-    await expect(admitMessage(context, caller, request)).rejects.toBeInstanceOf(
+    await expect(admit(context, caller, request)).rejects.toBeInstanceOf(
       ContentTypeNotSupportedError,
     );
   });
 
   it('begins a new task in the given context, its run registered', async () => {
     const { context, runtime } = await intake();
-    const execution = await admitMessage(context, caller, message({ contextId: 'mine' }));
+    const execution = await admit(context, caller, message({ contextId: 'mine' }));
     expect(execution.contextId).toBe('mine');
     expect(execution.task).toBeUndefined();
     expect(execution.run.seq).toBe(0);
@@ -109,7 +115,7 @@ describe('admitMessage', () => {
 
   it('answers TaskNotFound for a task it cannot see', async () => {
     const { context } = await intake();
-    await expect(admitMessage(context, caller, message({ taskId: 'nope' }))).rejects.toBeInstanceOf(
+    await expect(admit(context, caller, message({ taskId: 'nope' }))).rejects.toBeInstanceOf(
       TaskNotFoundError,
     );
   });
@@ -117,7 +123,7 @@ describe('admitMessage', () => {
   it('refuses a contextId that is not the task’s', async () => {
     const { context, store } = await intake();
     await seed(store, 't1', 'TASK_STATE_INPUT_REQUIRED');
-    const refused = admitMessage(context, caller, message({ taskId: 't1', contextId: 'other' }));
+    const refused = admit(context, caller, message({ taskId: 't1', contextId: 'other' }));
     await expect(refused).rejects.toThrow(
       'message.contextId: does not match the contextId of task t1 (ctx)',
     );
@@ -126,7 +132,7 @@ describe('admitMessage', () => {
   it('refuses a message to a finished task, saying to start a new one', async () => {
     const { context, store } = await intake();
     await seed(store, 't1', 'TASK_STATE_COMPLETED');
-    const refused = admitMessage(context, caller, message({ taskId: 't1' }));
+    const refused = admit(context, caller, message({ taskId: 't1' }));
     await expect(refused).rejects.toBeInstanceOf(UnsupportedOperationError);
     await expect(refused).rejects.toThrow(
       'Task t1 is TASK_STATE_COMPLETED and accepts no more messages; start a new task in the same context',
@@ -136,7 +142,7 @@ describe('admitMessage', () => {
   it('refuses a message to a task that is being worked on: never a second execution', async () => {
     const { context, store, runtime } = await intake();
     await seed(store, 't1', 'TASK_STATE_WORKING');
-    const refused = admitMessage(context, caller, message({ taskId: 't1' }));
+    const refused = admit(context, caller, message({ taskId: 't1' }));
     await expect(refused).rejects.toThrow(
       'Task t1 is still being worked on (TASK_STATE_WORKING); send the next message once it is TASK_STATE_INPUT_REQUIRED or TASK_STATE_AUTH_REQUIRED, or cancel it',
     );
@@ -147,7 +153,7 @@ describe('admitMessage', () => {
     const { context, store, runtime } = await intake();
     await seed(store, 't1', 'TASK_STATE_AUTH_REQUIRED');
     const request = message({ taskId: 't1' });
-    const execution = await admitMessage(context, caller, request);
+    const execution = await admit(context, caller, request);
     expect(execution.task?.status.state).toBe('TASK_STATE_WORKING');
     expect(execution.task?.history?.at(-1)?.messageId).toBe(request.message.messageId);
     expect(runtime.runOf('t1')).toBe(execution.run);
@@ -157,8 +163,8 @@ describe('admitMessage', () => {
     const { context, store } = await intake();
     await seed(store, 't1', 'TASK_STATE_INPUT_REQUIRED');
     const outcomes = await Promise.allSettled([
-      admitMessage(context, caller, message({ taskId: 't1' })),
-      admitMessage(context, caller, message({ taskId: 't1' })),
+      admit(context, caller, message({ taskId: 't1' })),
+      admit(context, caller, message({ taskId: 't1' })),
     ]);
     expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
     const refused = outcomes.find((o) => o.status === 'rejected');

@@ -26,8 +26,10 @@ import {
 import {
   AuthenticationError,
   identifyCaller,
+  type AuthenticationRequest,
   type Authenticator,
   type IdentityCheck,
+  type IdentityVerdict,
 } from '../server/authentication.js';
 import type { FailedAuthenticationLimiter } from '../server/failed-authentication-limiter.js';
 import { CallLog } from '../server/call-log.js';
@@ -47,6 +49,7 @@ import {
 import { parseLastEventId } from '../server/last-event-id.js';
 import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
 import type { AgentInterface } from '../../protocol/generated/types.js';
+import type { PeerIdentity } from '../../protocol/http-exchange.js';
 import type { OperationName, OperationRequest } from '../../protocol/operations.js';
 import { GRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import { LimitExceededError } from '../../runtime/call-limit-options.js';
@@ -97,6 +100,24 @@ interface PreparedCall<N extends OperationName> {
   readonly opened: OpenedCall;
   readonly request: OperationRequest<N>;
   readonly principal: Principal;
+}
+
+/**
+ * What the identity hook sees of a gRPC call. A class with a getter: the peer (its address and
+ * certificate) is read only when the hook asks.
+ */
+class GrpcAuthenticationRequest implements AuthenticationRequest {
+  readonly binding = GRPC_BINDING;
+  readonly query = '';
+
+  constructor(
+    readonly headers: MetadataReader,
+    readonly source: GrpcCallSource,
+  ) {}
+
+  get peer(): PeerIdentity {
+    return this.source.peer;
+  }
 }
 
 /** Why a call ended before its operation ran (an authentication refusal, a held-off address). */
@@ -159,20 +180,30 @@ export class GrpcA2AService {
     };
   }
 
-  /** Steps 1-4 of every call. */
-  async #prepare<N extends OperationName>(
+  /** Steps 1-4 of every call; synchronous when the authenticator is (the anonymous one is). */
+  #prepare<N extends OperationName>(
     method: GrpcMethod,
     call: ServerUnaryCall<Buffer, Buffer> | ServerWritableStream<Buffer, Buffer>,
-  ): Promise<PreparedCall<N> | Refused> {
+  ): PreparedCall<N> | Refused | Promise<PreparedCall<N> | Refused> {
     const source = new GrpcCallSource(call);
     const headers = new MetadataReader(call.metadata);
     const identified = identifyCaller(
       this.#identity,
-      { binding: GRPC_BINDING, headers, query: '', peer: source.peer },
+      new GrpcAuthenticationRequest(headers, source),
       method.path,
     );
-    // The anonymous authenticator answers at once: no promise to wait for.
-    const verdict = identified instanceof Promise ? await identified : identified;
+    return identified instanceof Promise
+      ? identified.then((verdict) => this.#prepared<N>(method, call, source, headers, verdict))
+      : this.#prepared<N>(method, call, source, headers, identified);
+  }
+
+  #prepared<N extends OperationName>(
+    method: GrpcMethod,
+    call: ServerUnaryCall<Buffer, Buffer> | ServerWritableStream<Buffer, Buffer>,
+    source: GrpcCallSource,
+    headers: MetadataReader,
+    verdict: IdentityVerdict,
+  ): PreparedCall<N> | Refused {
     if (verdict instanceof AuthenticationError) return new Refused(authenticationStatus(verdict));
     if (verdict instanceof LimitExceededError) {
       return new Refused(this.statusOf(verdict, method.operation));
@@ -212,7 +243,8 @@ export class GrpcA2AService {
     let request: unknown;
     let principal: Principal | undefined;
     try {
-      const prepared = await this.#prepare<UnaryOperation>(method, call);
+      const preparing = this.#prepare<UnaryOperation>(method, call);
+      const prepared = preparing instanceof Promise ? await preparing : preparing;
       if (prepared instanceof Refused) {
         callback(prepared.status);
         this.#log(method, prepared.status.code, { taskId: undefined, principal }, start);
@@ -229,8 +261,12 @@ export class GrpcA2AService {
       );
       const metadata = extensionsMetadata(prepared.opened.activatedExtensions);
       if (metadata !== undefined) call.sendMetadata(metadata);
-      callback(null, Buffer.from(method.response.encode(result)));
-      this.#log(method, GrpcCode.OK, { taskId: taskIdOf(request, result), principal }, start);
+      const encoded = method.response.encode(result);
+      // A view of the encoded bytes, not a copy: nothing else holds them.
+      callback(null, Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength));
+      if (this.#calls.enabled) {
+        this.#log(method, GrpcCode.OK, { taskId: taskIdOf(request, result), principal }, start);
+      }
     } catch (error) {
       const status = this.statusOf(error, operation);
       callback(status);
@@ -250,7 +286,8 @@ export class GrpcA2AService {
     let request: unknown;
     let principal: Principal | undefined;
     try {
-      const prepared = await this.#prepare<StreamingOperation>(method, call);
+      const preparing = this.#prepare<StreamingOperation>(method, call);
+      const prepared = preparing instanceof Promise ? await preparing : preparing;
       if (prepared instanceof Refused) {
         call.emit('error', prepared.status);
         this.#log(method, prepared.status.code, { taskId: undefined, principal }, start);

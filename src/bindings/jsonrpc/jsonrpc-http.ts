@@ -121,11 +121,8 @@ class JsonRpcHttpBinding implements ServerBinding {
         'as application/json';
       return refused(415, new ContentTypeNotSupportedError(message));
     }
-    const tooLarge = `Request body exceeds the ${formatBytes(maxBodyBytes)} limit`;
     const declared = request.get('content-length');
-    if (declared && Number(declared) > maxBodyBytes) {
-      return refused(413, new InvalidRequestError(tooLarge));
-    }
+    if (declared && Number(declared) > maxBodyBytes) return tooLarge(maxBodyBytes);
     let body: string | Uint8Array | typeof BODY_TOO_LARGE;
     try {
       body = await request.readBody(maxBodyBytes);
@@ -138,10 +135,15 @@ class JsonRpcHttpBinding implements ServerBinding {
       );
       return { response: { ...response, closeConnection: true }, report: refusedReport(400) };
     }
-    if (body === BODY_TOO_LARGE) return refused(413, new InvalidRequestError(tooLarge));
+    if (body === BODY_TOO_LARGE) return tooLarge(maxBodyBytes);
     const reply = await this.#rpc(new RouteInput(body, request, routed.principal, this.#context));
     return { response: toHttpResponse(reply), report: reportOf(reply) };
   }
+}
+
+function tooLarge(maxBodyBytes: number): BindingReply {
+  const message = `Request body exceeds the ${formatBytes(maxBodyBytes)} limit`;
+  return refused(413, new InvalidRequestError(message));
 }
 
 function refused(status: number, error: A2AError): BindingReply {
@@ -183,7 +185,9 @@ class RouteInput implements JsonRpcRequestInput {
     return this.headers.peer;
   }
 
-  readonly agentInterfaces = (): AgentInterface[] => this.context.agentInterfaces(this.headers);
+  agentInterfaces(): AgentInterface[] {
+    return this.context.agentInterfaces(this.headers);
+  }
 }
 
 /** The report of a reply, computed only when the request log reads it. */
@@ -229,7 +233,10 @@ function toHttpResponse(reply: JsonRpcReply): HttpResponse {
   let response: HttpResponse;
   switch (reply.kind) {
     case 'body':
-      headers = { 'content-type': 'application/json', ...reply.refusal?.headers };
+      headers =
+        reply.refusal === undefined
+          ? { 'content-type': 'application/json' }
+          : { 'content-type': 'application/json', ...reply.refusal.headers };
       response = { status: reply.refusal?.status ?? 200, headers, body: reply.body };
       break;
     case 'empty':
