@@ -25,7 +25,7 @@
 import {
   AuthenticationError,
   identifyCaller,
-  type AuthenticationRequest,
+  CallAuthenticationRequest,
   type IdentityCheck,
   type IdentityVerdict,
 } from '../bindings/server/authentication.js';
@@ -40,7 +40,7 @@ import type {
 } from '../bindings/server/server-binding.js';
 import { jsonMediaTypeFor } from '../bindings/server/http-media.js';
 import { limitRefusal } from '../bindings/server/server-call.js';
-import type { HttpRequest, HttpResponse, PeerIdentity } from '../protocol/http-exchange.js';
+import type { HttpRequest, HttpResponse } from '../protocol/http-exchange.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
 import { LimitExceededError } from '../runtime/call-limit-options.js';
 import type { AgentInterface } from '../protocol/generated/types.js';
@@ -93,25 +93,6 @@ type Target =
   | { readonly kind: 'index' };
 
 const CARD_PATH = '/.well-known/agent-card.json';
-
-/**
- * What the identity hook sees of an HTTP request. A class, not an object literal with a getter
- * (see `RouteInput` in `jsonrpc-http.ts`): the peer is read from the socket only when asked.
- */
-class HttpAuthenticationRequest implements AuthenticationRequest {
-  readonly query: string;
-
-  constructor(
-    readonly binding: string,
-    readonly headers: HttpRequest,
-  ) {
-    this.query = headers.query;
-  }
-
-  get peer(): PeerIdentity {
-    return this.headers.peer;
-  }
-}
 
 async function callRoute(route: BindingRoute, input: BindingRequest): Promise<Routed> {
   const reply = await route.handle(input);
@@ -319,7 +300,12 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
   ): Routed | Promise<Routed> {
     const identified = identifyCaller(
       identity,
-      new HttpAuthenticationRequest(target.binding.protocolBinding, request),
+      new CallAuthenticationRequest(
+        target.binding.protocolBinding,
+        request,
+        request.query,
+        request,
+      ),
       request.path,
     );
     // The anonymous authenticator answers at once: no promise to wait for.

@@ -71,7 +71,7 @@ export interface TaskRunInit {
 
 const ignore = (): void => {};
 
-/** Shared by every run without push configs (most): no empty array per run. */
+/** Shared by runs without push configs (most): no empty array per run. */
 const NO_PUSH_CONFIGS: readonly PushConfigRecord[] = Object.freeze([]);
 
 /**

@@ -25,8 +25,8 @@ import {
 } from '@grpc/grpc-js';
 import {
   AuthenticationError,
+  CallAuthenticationRequest,
   identifyCaller,
-  type AuthenticationRequest,
   type Authenticator,
   type IdentityCheck,
   type IdentityVerdict,
@@ -49,7 +49,6 @@ import {
 import { parseLastEventId } from '../server/last-event-id.js';
 import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
 import type { AgentInterface } from '../../protocol/generated/types.js';
-import type { PeerIdentity } from '../../protocol/http-exchange.js';
 import type { OperationName, OperationRequest } from '../../protocol/operations.js';
 import { GRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import { LimitExceededError } from '../../runtime/call-limit-options.js';
@@ -100,24 +99,6 @@ interface PreparedCall<N extends OperationName> {
   readonly opened: OpenedCall;
   readonly request: OperationRequest<N>;
   readonly principal: Principal;
-}
-
-/**
- * What the identity hook sees of a gRPC call. A class with a getter: the peer (its address and
- * certificate) is read only when the hook asks.
- */
-class GrpcAuthenticationRequest implements AuthenticationRequest {
-  readonly binding = GRPC_BINDING;
-  readonly query = '';
-
-  constructor(
-    readonly headers: MetadataReader,
-    readonly source: GrpcCallSource,
-  ) {}
-
-  get peer(): PeerIdentity {
-    return this.source.peer;
-  }
 }
 
 /** Why a call ended before its operation ran (an authentication refusal, a held-off address). */
@@ -189,7 +170,7 @@ export class GrpcA2AService {
     const headers = new MetadataReader(call.metadata);
     const identified = identifyCaller(
       this.#identity,
-      new GrpcAuthenticationRequest(headers, source),
+      new CallAuthenticationRequest(GRPC_BINDING, headers, '', source),
       method.path,
     );
     return identified instanceof Promise

@@ -35,6 +35,28 @@ export interface AuthenticationRequest {
 }
 
 /**
+ * The {@link AuthenticationRequest} both servers build for a call: the peer comes from `source`
+ * only when an authenticator asks (reading it touches the socket). A class, not an object literal
+ * with a getter: such a literal gets a hidden class of its own on every evaluation.
+ */
+export class CallAuthenticationRequest implements AuthenticationRequest {
+  readonly #source: { readonly peer: PeerIdentity };
+
+  constructor(
+    readonly binding: string,
+    readonly headers: HeaderReader,
+    readonly query: string,
+    source: { readonly peer: PeerIdentity },
+  ) {
+    this.#source = source;
+  }
+
+  get peer(): PeerIdentity {
+    return this.#source.peer;
+  }
+}
+
+/**
  * Decides who is calling: a principal, or a refusal — returned or thrown as an
  * {@link AuthenticationError}. Anything else it throws is a server fault (logged, answered 500).
  */
