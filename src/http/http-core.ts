@@ -340,7 +340,8 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
     return callRoute(target.route, { http: request, params, principal: verdict });
   }
 
-  // Not async: a call to a binding pays for the promise of the binding's own handler only.
+  // Not async: what is answered at once (OPTIONS, health, a refusal of the identity hook) costs
+  // no promise.
   function route(request: HttpRequest): Routed | Promise<Routed> {
     const method = request.method;
     if (method === 'OPTIONS') {

@@ -28,7 +28,12 @@ import {
   UnsupportedOperationError,
 } from '../protocol/errors.js';
 import { isTerminalState } from '../protocol/task-state.js';
-import type { StoredTask, TaskReadScope, TaskStore } from '../stores/task-store.js';
+import type {
+  StoredTask,
+  TaskReadScope,
+  TaskStore,
+  TaskViewOptions,
+} from '../stores/task-store.js';
 import type { AgentDefinition } from './agent.js';
 import {
   acceptedInputModes,
@@ -62,8 +67,8 @@ import { withJsonText } from '../protocol/json-text.js';
 
 export type { RequestHandlerOptions } from './request-handler-options.js';
 
-/** The view of a task with its whole history. */
-const WHOLE_TASK = {};
+/** The view of a task with its whole history, shared by every call that asks for no other. */
+const WHOLE_TASK: TaskViewOptions = Object.freeze({});
 
 /** How long executions may take to return once their task was canceled at shutdown. */
 const SHUTDOWN_GRACE_MS = 1_000;
