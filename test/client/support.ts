@@ -23,7 +23,7 @@ import {
 } from '../../src/server.js';
 import { clientTestAgent as testAgent } from '../support/agents.js';
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+export { sleep } from '../support/sync.js';
 
 export { testAgent };
 

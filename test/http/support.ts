@@ -16,8 +16,6 @@ import { createRequestHandler } from '../../src/create-request-handler.js';
 import { testAgent } from '../support/agents.js';
 import type { A2ARequestHandler } from '../../src/runtime/request-handler.js';
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 export { extensionAgent, testAgent } from '../support/agents.js';
 
 export function handlerFor(agent: AgentDefinition = testAgent): A2ARequestHandler {
@@ -121,5 +119,3 @@ export function firstTaskId(text: string): string | undefined {
   const data = text.split('data: ')[1]?.split('\n')[0] ?? '{}';
   return (JSON.parse(data) as JsonRpcResponse).result?.task?.id;
 }
-
-export { sleep };

@@ -1,21 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { SerialQueue } from '../../src/runtime/serial-queue.js';
-
-/** A promise settled from outside, for jobs that end when the test says so. */
-function deferred<T>(): {
-  promise: Promise<T>;
-  resolve: (value: T) => void;
-  reject: (e: Error) => void;
-} {
-  let resolve!: (value: T) => void;
-  let reject!: (e: Error) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+import { deferred } from '../support/sync.js';
 
 describe('SerialQueue', () => {
   it('starts a job at once when idle, in the caller’s turn', () => {

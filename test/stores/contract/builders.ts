@@ -179,10 +179,8 @@ export class TaskWriter {
   }
 }
 
-/** Waits `ms` milliseconds of real time (lease expiry is measured on real clocks). */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+// Lease expiry is measured on real clocks: the contract lets real time pass.
+export { sleep } from '../../support/sync.js';
 
 /** Opens a fresh store before each test of the enclosing `describe` and closes it after. */
 export function useStore(open: OpenStore): () => TaskStore {
