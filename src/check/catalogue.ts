@@ -309,7 +309,7 @@ export const CHECKS: readonly CheckDefinition[] = [
     level: 'must',
     section: '3.2.4',
     scope: 'interface',
-    v03: { section: '7.3.1' },
+    v03: { section: '7.3.1', level: 'should' },
   },
   {
     id: 'task.invalid-params',
@@ -483,12 +483,21 @@ export const CHECKS: readonly CheckDefinition[] = [
   },
   {
     id: 'push.get',
-    title: 'GetTaskPushNotificationConfig returns the config; an unknown one is TaskNotFoundError',
+    title: 'GetTaskPushNotificationConfig returns the config',
     area: 'push',
     level: 'must',
     section: '3.1.8',
     scope: 'interface',
     v03: { section: '7.6' },
+  },
+  {
+    id: 'push.get-unknown',
+    title: 'GetTaskPushNotificationConfig of an unknown config gets TaskNotFoundError',
+    area: 'push',
+    level: 'must',
+    section: '3.1.8',
+    scope: 'interface',
+    v03: { section: '8.2', level: 'should' },
   },
   {
     id: 'push.list',
@@ -510,7 +519,8 @@ export const CHECKS: readonly CheckDefinition[] = [
   },
   {
     id: 'push.delivery',
-    title: "A notification reaches the webhook as a StreamResponse with the config's credentials",
+    title:
+      "A notification reaches the webhook, a StreamResponse with the config's credentials (0.3: the Task)",
     area: 'push',
     level: 'must',
     section: '4.3.3',
@@ -615,6 +625,16 @@ export const CHECKS: readonly CheckDefinition[] = [
     scope: 'interface',
     bindings: ['HTTP+JSON'],
     v03: { section: '3.2.3' },
+  },
+  {
+    id: 'rest.unknown-route',
+    title: 'A path that is no route gets a JSON google.rpc.Status 404, not an HTML page',
+    area: 'binding',
+    level: 'should',
+    section: '11.6',
+    scope: 'interface',
+    bindings: ['HTTP+JSON'],
+    v03: { section: '3.2.3', level: 'should' },
   },
   {
     id: 'rest.content-type',

@@ -148,6 +148,7 @@ export async function checkAgent(url: string, options: CheckOptions = {}): Promi
     const headers = Object.entries(options.headers ?? {});
     const base: ProbeEnvironment = {
       http,
+      // The card is fetched over HTTP; gRPC starts once the card says where it is.
       grpc: new GrpcWire(options.tls, url),
       secrets: secretsOf(options, { headers: [] }),
       credentials: { headers: [] },

@@ -21,7 +21,18 @@ import type { CallOutcome, Probe, ProbeTarget, StreamOutcome } from './probe/pro
 import type { ProbeEnvironment } from './probe/probe-environment.js';
 import { RestProbe } from './probe/rest-probe.js';
 import type { PushReceiver } from './push-receiver.js';
-import { fail, type Unavailable, type Verdict } from './verdict.js';
+import { fail, skip, type Unavailable, type Verdict } from './verdict.js';
+
+/** The interface checks that need no credentials: they are about their absence. */
+const WITHOUT_CREDENTIALS = new Set([
+  'card.interface-reachable',
+  'card.auth-required',
+  'card.auth-challenge',
+  'card.extended-auth',
+]);
+
+const LOCKED =
+  'the card requires authentication and no credentials were given (--token-file, --api-key-file, or auth)';
 
 /** What a run needs. */
 export interface RunSetup {
@@ -60,6 +71,14 @@ async function verdictOf(
       `the check could not finish: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+}
+
+/** Whether the options carry credentials of some kind (auth, a client certificate, a header). */
+function hasCredentials(options: CheckOptions): boolean {
+  if (options.auth !== undefined || options.tls?.cert !== undefined) return true;
+  return Object.keys(options.headers ?? {}).some((name) =>
+    ['authorization', 'cookie', 'x-api-key'].includes(name.toLowerCase()),
+  );
 }
 
 /** The checks of the card that apply to it. */
@@ -119,6 +138,8 @@ export async function runChecks(setup: RunSetup): Promise<CheckResult[]> {
     report(resultOf(definition, verdict, undefined, setup.discovered.form));
   }
 
+  // Without credentials for an agent that requires them, every other call would be refused.
+  const locked = setup.view.requiresAuthentication && !hasCredentials(options);
   await Promise.all(
     forTargets.map(async ({ target, plan }) => {
       const observations: Observation[] = [];
@@ -137,7 +158,10 @@ export async function runChecks(setup: RunSetup): Promise<CheckResult[]> {
       for (const definition of plan) {
         const check = INTERFACE_CHECKS.get(definition.id);
         if (check === undefined) continue;
-        const verdict = await verdictOf(environment, () => check.run(context));
+        const verdict =
+          locked && !WITHOUT_CREDENTIALS.has(definition.id)
+            ? skip(LOCKED)
+            : await verdictOf(environment, () => check.run(context));
         report(resultOf(definition, verdict, target, target.version));
       }
     }),

@@ -270,15 +270,11 @@ export class Fixtures {
     });
   }
 
-  /** A task waiting for input: the answer to the message, or one asked with `tck-input-required`. */
+  /** A task waiting for input, asked for with `tck-input-required` (or a vague message). */
   interrupted(): Promise<TaskFixture | Unavailable> {
     if (this.safe) return Promise.resolve({ unavailable: SAFE_MODE });
     return this.#once('interrupted', async () => {
-      const sent = await this.sentTask();
-      if (!('unavailable' in sent) && sent.task.status.state === 'TASK_STATE_INPUT_REQUIRED') {
-        return sent;
-      }
-      // The conformance suites' prefix first; then a message too vague to act on, which agents
+      // Not the answer to `sent`: `finished` may cancel that one. The conformance suites' prefix first; then a message too vague to act on, which agents
       // that ask for what they miss answer with a question.
       for (const text of [undefined, '?']) {
         const message = userMessage(this.#context, { prefix: 'tck-input-required' });

@@ -82,23 +82,29 @@ export class PushReceiver {
     return `${this.#base}${path}`;
   }
 
-  /** Waits for the first notification at `path`, at most `timeoutMs`. */
-  async waitFor(path: string, timeoutMs: number): Promise<ReceivedPush | undefined> {
+  /**
+   * Waits, at most `timeoutMs`, for the first notification at `path` that `wanted` accepts (by
+   * default the first one).
+   */
+  async waitFor(
+    path: string,
+    timeoutMs: number,
+    wanted: (push: ReceivedPush) => boolean = () => true,
+  ): Promise<ReceivedPush | undefined> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const first = this.#received.get(path)?.[0];
-      if (first !== undefined) return first;
+      const found = (this.#received.get(path) ?? []).find(wanted);
+      if (found !== undefined) return found;
       const left = deadline - Date.now();
       if (left <= 0) return undefined;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, left);
-        function done(): void {
+        const wake = (): void => {
           clearTimeout(timer);
-          waiters.delete(done);
+          this.#waiters.delete(wake);
           resolve();
-        }
-        const waiters = this.#waiters;
-        waiters.add(done);
+        };
+        const timer = setTimeout(wake, left);
+        this.#waiters.add(wake);
       });
     }
   }

@@ -11,6 +11,9 @@ import type {
   TaskPushNotificationConfig,
 } from '../../protocol/generated/types.js';
 import { parseMessage } from '../../protocol/validation.js';
+import { isTerminalState } from '../../protocol/task-state.js';
+import type { CheckProtocolVersion } from '../check-types.js';
+import type { ReceivedPush } from '../push-receiver.js';
 import type { InterfaceCheck } from '../check-implementation.js';
 import { unknownTaskId, userMessage, type InterfaceCheckContext } from '../check-context.js';
 import type { CallOutcome } from '../probe/probe.js';
@@ -29,6 +32,21 @@ import {
 import { inlineExcerpt } from '../wire/wire-exchange.js';
 
 const NOT_DECLARED = 'the card does not declare capabilities.pushNotifications';
+
+/** Whether a notification tells of the task's terminal state. */
+function isFinal(version: CheckProtocolVersion, received: ReceivedPush): boolean {
+  let body: unknown;
+  try {
+    body = JSON.parse(received.body) as unknown;
+  } catch {
+    return false;
+  }
+  const read = readEvent(version, 'json', body, 'the webhook');
+  if (!read.ok) return false;
+  const payload = read.value.payload;
+  const state = payload.task?.status.state ?? payload.statusUpdate?.status.state;
+  return state !== undefined && isTerminalState(state);
+}
 
 /** A config the checks made on a finished task. */
 interface MadeConfig {
@@ -132,19 +150,26 @@ const get: InterfaceCheck = {
         outcome.exchange,
       );
     }
+    return pass(`config ${id} reads back`, outcome.exchange);
+  },
+};
+
+const getUnknown: InterfaceCheck = {
+  id: 'push.get-unknown',
+  async run(context) {
+    if (!context.view.pushNotifications) return skip(NOT_DECLARED);
+    const finished = await context.fixtures.finished();
+    if (isUnavailable(finished)) return skip(finished.unavailable);
     const unknown = await context.probe.call('GetTaskPushNotificationConfig', {
-      taskId: config.taskId,
+      taskId: finished.task.id,
       id: `tandem-check-unknown-${crypto.randomUUID()}`,
     });
-    const missing = expectError(
+    return expectError(
       unknown,
       'TaskNotFoundError',
       context.probe.target.binding,
-      'an unknown config',
+      `an unknown config of task ${finished.task.id}`,
     );
-    return missing.status === 'pass'
-      ? pass(`config ${id} reads back; ${missing.detail}`, outcome.exchange)
-      : missing;
   },
 };
 
@@ -220,29 +245,31 @@ const remove: InterfaceCheck = {
         `DeleteTaskPushNotificationConfig: the agent ${describeOutcome(deleted)}`,
         deleted.exchange,
       );
+    // Whether the error for the deleted config is the right one is push.get-unknown's question.
     const gone = await context.probe.call('GetTaskPushNotificationConfig', request);
-    if (!(gone.kind === 'error' && isErrorOfType(gone.error, 'TaskNotFoundError'))) {
+    if (gone.kind !== 'error' || gone.error.refusal !== undefined) {
       return fail(
         `after the delete, GetTaskPushNotificationConfig ${describeOutcome(gone)}`,
         gone.exchange,
       );
     }
     const again = await context.probe.call('DeleteTaskPushNotificationConfig', request);
-    if (again.kind === 'result')
-      return pass(
-        'deleted; reading it is TaskNotFoundError; deleting again succeeds',
-        again.exchange,
-      );
-    if (again.kind === 'error' && isErrorOfType(again.error, 'TaskNotFoundError')) {
-      return pass(
-        `deleted; deleting again answers ${describeError(again.error)}, with the same effect`,
-        again.exchange,
-      );
+    if (again.kind === 'result') {
+      return pass('deleted, unreadable afterwards; deleting it again succeeds', again.exchange);
     }
-    return fail(
-      `deleting the config a second time: the agent ${describeOutcome(again)}`,
-      again.exchange,
-    );
+    const sameEffect =
+      again.kind === 'error' &&
+      again.error.refusal === undefined &&
+      (context.probe.target.version === '0.3' || isErrorOfType(again.error, 'TaskNotFoundError'));
+    return sameEffect
+      ? pass(
+          `deleted, unreadable afterwards; deleting it again answers ${describeError(again.error)}, with the same effect`,
+          again.exchange,
+        )
+      : fail(
+          `deleting the config a second time: the agent ${describeOutcome(again)}`,
+          again.exchange,
+        );
   },
 };
 
@@ -300,8 +327,9 @@ const delivery: InterfaceCheck = {
         body: push.body.slice(0, 600),
       },
     };
+    // 0.3 describes how the server may authenticate to the webhook; 1.0 says it sends them.
     const authorization = push.headers.authorization;
-    if (authorization !== `Bearer ${credentials}`) {
+    if (context.probe.target.version === '1.0' && authorization !== `Bearer ${credentials}`) {
       return fail(
         `the notification carries ${authorization === undefined ? 'no Authorization header' : 'another Authorization'}, not the config's Bearer credentials (§4.3.3)`,
         exchange,
@@ -313,9 +341,17 @@ const delivery: InterfaceCheck = {
     } catch {
       return fail(`the notification body is not JSON: ${inlineExcerpt(push.body)}`, exchange);
     }
-    const read = readEvent(context.probe.target.version, 'json', body, receiver.urlOf(path));
-    if (!read.ok)
-      return fail(`the notification is not a StreamResponse: ${read.problem}`, exchange);
+    const version = context.probe.target.version;
+    const read = readEvent(version, 'json', body, receiver.urlOf(path));
+    if (!read.ok) {
+      const v10 = version === '0.3' && readEvent('1.0', 'json', body, receiver.urlOf(path)).ok;
+      return fail(
+        v10
+          ? 'the notification to a webhook set up over A2A 0.3 is a 1.0 StreamResponse, not the 0.3 Task object (kind "task") that 0.3 clients read (0.3 §9.5)'
+          : `the notification is not ${version === '0.3' ? 'a 0.3 Task' : 'a StreamResponse'}: ${read.problem}`,
+        exchange,
+      );
+    }
     const payload = read.value.payload;
     const about =
       payload.task?.id ??
@@ -325,9 +361,13 @@ const delivery: InterfaceCheck = {
     if (about !== task.id)
       return fail(`the notification is about task ${about ?? '(none)'}, not ${task.id}`, exchange);
     const parsed = parseMessage('StreamResponse', payload);
-    return parsed.success
-      ? pass(`a notification about task ${task.id} arrived with the Bearer credentials`, exchange)
-      : fail('the notification is not a StreamResponse', exchange);
+    if (!parsed.success) return fail('the notification is not a StreamResponse', exchange);
+    // The task goes on notifying; waiting for its end (briefly) keeps the webhook up for it.
+    await receiver.waitFor(path, Math.min(waitMs, 3_000), (received) => isFinal(version, received));
+    return pass(
+      `a notification about task ${task.id} arrived${context.probe.target.version === '1.0' ? ' with the Bearer credentials' : ''}`,
+      exchange,
+    );
   },
 };
 
@@ -383,6 +423,7 @@ const unsupported: InterfaceCheck = {
 export const PUSH_CHECKS: readonly InterfaceCheck[] = [
   create,
   get,
+  getUnknown,
   list,
   remove,
   delivery,

@@ -94,8 +94,27 @@ const routes: InterfaceCheck = {
 
 const errorBody: InterfaceCheck = {
   id: 'rest.error-body',
-  run(context) {
-    if (rest(context) === undefined) return skip('not an HTTP+JSON interface');
+  async run(context) {
+    const probe = rest(context);
+    if (probe === undefined) return skip('not an HTTP+JSON interface');
+    // A body that is not JSON is where web frameworks answer with their own HTML error page.
+    const path = probe.target.version === '1.0' ? '/message:send' : '/v1/message:send';
+    const malformed = await probe.sendRaw('POST', path, '{"message": ');
+    if (malformed.answer !== undefined) {
+      const read = probe.readUnary('SendMessage', malformed.answer, malformed.exchange);
+      if (read.kind !== 'error') {
+        return fail(
+          `a body that is not JSON was answered HTTP ${malformed.answer.status}, not with an error`,
+          malformed.exchange,
+        );
+      }
+      if (read.error.formProblems.length > 0) {
+        return fail(
+          `a body that is not JSON: ${read.error.code}, ${read.error.formProblems.join('; ')}`,
+          malformed.exchange,
+        );
+      }
+    }
     const errors = context.observations.flatMap((o) =>
       o.outcome.kind === 'error' ? [o.outcome] : [],
     );
@@ -104,6 +123,31 @@ const errorBody: InterfaceCheck = {
     return bad === undefined
       ? pass(`${errors.length} error answer(s), each a JSON google.rpc.Status`, errors[0]?.exchange)
       : fail(`${bad.error.code}: ${bad.error.formProblems.join('; ')}`, bad.exchange);
+  },
+};
+
+const unknownRoute: InterfaceCheck = {
+  id: 'rest.unknown-route',
+  async run(context) {
+    const probe = rest(context);
+    if (probe === undefined) return skip('not an HTTP+JSON interface');
+    const path = `${probe.target.version === '1.0' ? '' : '/v1'}/tandem-check/no-such-route`;
+    const sent = await probe.sendRaw('GET', path);
+    if (sent.answer === undefined) return fail(`no answer: ${sent.failure ?? ''}`, sent.exchange);
+    const read = probe.readUnary('GetTask', sent.answer, sent.exchange);
+    if (read.kind !== 'error') {
+      return fail(
+        `GET ${path} was answered HTTP ${sent.answer.status}, not with an error`,
+        sent.exchange,
+      );
+    }
+    if (read.error.formProblems.length > 0) {
+      return fail(
+        `GET ${path}: ${read.error.code}, ${read.error.formProblems.join('; ')}`,
+        sent.exchange,
+      );
+    }
+    return pass(`GET ${path}: ${read.error.code} with a JSON error body`, sent.exchange);
   },
 };
 
@@ -129,4 +173,4 @@ const contentType: InterfaceCheck = {
 };
 
 /** The checks of this binding. */
-export const REST_RULES: readonly InterfaceCheck[] = [routes, errorBody, contentType];
+export const REST_RULES: readonly InterfaceCheck[] = [routes, errorBody, unknownRoute, contentType];

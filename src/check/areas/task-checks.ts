@@ -74,8 +74,9 @@ const historyLength: InterfaceCheck = {
     const readable = await fixtures.readableTask();
     if (isUnavailable(readable)) return skip(readable.unavailable);
     const id = readable.task.id;
-    // A 0.3 gRPC request cannot say 0: its history_length is a plain proto3 int32, 0 is unset.
-    if (probe.target.version === '0.3' && probe.target.binding === 'GRPC') {
+    // 0.3 over gRPC and HTTP+JSON cannot say 0: history_length is a plain proto3 int32 there,
+    // and 0 is unset.
+    if (probe.target.version === '0.3' && probe.target.binding !== 'JSONRPC') {
       const one = await probe.call('GetTask', { id, historyLength: 1 });
       const oneTask = taskOf(one);
       if (oneTask === undefined)

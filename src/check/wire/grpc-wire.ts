@@ -7,9 +7,9 @@
  */
 
 import type * as GrpcJs from '@grpc/grpc-js';
+import type * as GrpcChannel from '../../bindings/grpc/grpc-client-channel.js';
 import type { Client, Metadata, ServiceError, StatusObject } from '@grpc/grpc-js';
 import type { ClientTls } from '../../bindings/client/client-transport.js';
-import { channelFor, targetOf } from '../../bindings/grpc/grpc-client-channel.js';
 
 /** One call to make. */
 export interface GrpcProbeCall {
@@ -51,6 +51,7 @@ export interface GrpcStreamAnswer {
 }
 
 type GrpcModule = typeof GrpcJs;
+type ChannelModule = typeof GrpcChannel;
 
 function pairsOf(metadata: Metadata | undefined): [string, string][] {
   if (metadata === undefined) return [];
@@ -78,7 +79,7 @@ export class GrpcWire {
   readonly #tls: ClientTls | undefined;
   readonly #cardUrl: string;
   readonly #clients = new Map<string, Client>();
-  #grpc: Promise<GrpcModule> | undefined;
+  #modules: Promise<{ grpc: GrpcModule; channel: ChannelModule }> | undefined;
 
   constructor(tls: ClientTls | undefined, cardUrl: string) {
     this.#tls = tls;
@@ -86,12 +87,15 @@ export class GrpcWire {
   }
 
   async #client(target: string): Promise<{ client: Client; grpc: GrpcModule }> {
-    this.#grpc ??= import('@grpc/grpc-js');
-    const grpc = await this.#grpc;
+    this.#modules ??= Promise.all([
+      import('@grpc/grpc-js'),
+      import('../../bindings/grpc/grpc-client-channel.js'),
+    ]).then(([grpc, channel]) => ({ grpc, channel }));
+    const { grpc, channel: channels } = await this.#modules;
     let client = this.#clients.get(target);
     if (client === undefined) {
-      const resolved = targetOf(target, this.#cardUrl, this.#tls !== undefined);
-      const channel = channelFor(resolved, this.#tls);
+      const resolved = channels.targetOf(target, this.#cardUrl, this.#tls !== undefined);
+      const channel = channels.channelFor(resolved, this.#tls);
       client = new grpc.Client(resolved.authority, channel.credentials, channel.options);
       this.#clients.set(target, client);
     }
