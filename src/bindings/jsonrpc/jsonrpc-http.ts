@@ -20,6 +20,7 @@ import {
 } from '../../protocol/errors.js';
 import {
   BODY_TOO_LARGE,
+  type HeaderReader,
   type HttpRequest,
   type HttpResponse,
   type PeerIdentity,
@@ -104,7 +105,7 @@ class JsonRpcHttpBinding implements ServerBinding {
   constructor(path: string, context: BindingContext) {
     this.path = path;
     this.#context = context;
-    this.#rpc = createJsonRpcHandler(context.handler, { logger: context.logger });
+    this.#rpc = createJsonRpcHandler(context.endpoint, { logger: context.logger });
     const handle = (request: BindingRequest): Promise<BindingReply> => this.#serve(request);
     this.routes = [
       { method: 'POST', path: '', handle },
@@ -145,7 +146,7 @@ class JsonRpcHttpBinding implements ServerBinding {
       return { response: { ...response, closeConnection: true }, report: refusedReport(400) };
     }
     if (body === BODY_TOO_LARGE) return tooLarge(maxBodyBytes);
-    const reply = await this.#rpc(new RouteInput(body, request, routed.principal, this.#context));
+    const reply = await this.#rpc(new RouteInput(body, routed));
     return { response: toHttpResponse(reply), report: reportOf(reply) };
   }
 }
@@ -170,32 +171,42 @@ function refusedReport(errorCode: number): CallReport {
 }
 
 /**
- * The binding's view of one request. A class, not an object literal with a getter: a literal
- * with its own accessor gets a new hidden class on every evaluation (costly in garbage collection
- * on a path taken by every request).
+ * The binding's view of one request: its body and the routed request as the call's source. A
+ * class, not an object literal with getters: a literal with its own accessors gets a new hidden
+ * class on every evaluation (costly in garbage collection on a path taken by every request).
  */
 class RouteInput implements JsonRpcRequestInput {
-  readonly query: string;
-
   constructor(
     readonly body: string | Uint8Array,
-    readonly headers: HttpRequest,
-    readonly principal: Principal,
-    readonly context: BindingContext,
-  ) {
-    this.query = headers.query;
+    readonly routed: BindingRequest,
+  ) {}
+
+  get binding(): string {
+    return this.routed.binding;
+  }
+
+  get principal(): Principal {
+    return this.routed.principal;
+  }
+
+  get serviceParameters(): HeaderReader {
+    return this.routed.serviceParameters;
+  }
+
+  get query(): string {
+    return this.routed.query;
   }
 
   get signal(): AbortSignal {
-    return this.headers.signal;
+    return this.routed.signal;
   }
 
-  get peer(): PeerIdentity {
-    return this.headers.peer;
+  get peer(): PeerIdentity | undefined {
+    return this.routed.peer;
   }
 
   agentInterfaces(): AgentInterface[] {
-    return this.context.agentInterfaces(this.headers);
+    return this.routed.agentInterfaces();
   }
 }
 

@@ -28,6 +28,7 @@ import type {
   ServerBinding,
   StreamReport,
 } from '../server/server-binding.js';
+import { RoutedRequest } from '../server/routed-request.js';
 import { readVersionParameter } from '../server/server-call.js';
 import { isObject } from './translate/untranslatable.js';
 import { isV03Interface } from './translate/v03-card.js';
@@ -193,7 +194,15 @@ class V03JsonRpcDoor implements ServerBinding {
       // 0.3 names are `category/action`; 1.0 names have no slash.
       !(isV03Method(message.method) || message.method.includes('/'))
     ) {
-      return route.handle({ ...routed, http: new ReadRequest(request, body) });
+      return route.handle(
+        new RoutedRequest(
+          routed.binding,
+          new ReadRequest(request, body),
+          routed.params,
+          routed.principal,
+          this.#context.agentInterfaces,
+        ),
+      );
     }
     const hasId = Object.hasOwn(message, 'id');
     const id = message.id;
@@ -202,23 +211,16 @@ class V03JsonRpcDoor implements ServerBinding {
       return this.#answer(NULL_ID_TOKEN, error);
     }
     const idToken = hasId ? idTokenOf(text, id as JsonRpcId) : NULL_ID_TOKEN;
-    const interfaces = this.#context.agentInterfaces(request);
-    const tenant = interfaces.find(isV03Interface)?.tenant ?? '';
+    const tenant = this.#context.agentInterfaces(request).find(isV03Interface)?.tenant ?? '';
     const outcome = await serveV03Call(
-      this.#context.handler,
+      this.#context.endpoint,
       {
         method: message.method,
         params: message.params ?? {},
         idToken,
         notification: !hasId,
-        headers: request,
-        principal: routed.principal,
-        get signal() {
-          return request.signal;
-        },
-        peer: request.peer,
+        source: routed,
         tenant,
-        agentInterfaces: () => interfaces,
       },
       logger,
     );

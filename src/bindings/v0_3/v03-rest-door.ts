@@ -299,25 +299,19 @@ class V03RestDoor implements ServerBinding {
       };
       return { response, report: new V03RestReport(outcome) };
     }
-    const interfaces = this.#context.agentInterfaces(request);
     const tenant =
-      interfaces.find((i) => isV03Interface(i) && i.protocolBinding === HTTP_JSON_BINDING)
-        ?.tenant ?? '';
+      this.#context
+        .agentInterfaces(request)
+        .find((i) => isV03Interface(i) && i.protocolBinding === HTTP_JSON_BINDING)?.tenant ?? '';
     const outcome = await serveV03Call(
-      this.#context.handler,
+      this.#context.endpoint,
       {
         method: route.v03Method,
         params: route.params(routed.params, body, request.query),
         idToken: 'null',
         notification: false,
-        headers: request,
-        principal: routed.principal,
-        get signal() {
-          return request.signal;
-        },
-        peer: request.peer,
+        source: routed,
         tenant,
-        agentInterfaces: () => interfaces,
         wire: REST_WIRE,
       },
       this.#context.logger,
