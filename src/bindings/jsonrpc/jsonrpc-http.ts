@@ -40,14 +40,16 @@ import type {
   HttpRefusal,
   ServerBinding,
   ServerBindingFactory,
-  StreamReport,
 } from '../server/server-binding.js';
-import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
+import { echoExtensions } from '../server/service-parameters.js';
+import { StreamCallReport } from '../server/stream-report.js';
 import { normalizeUrlPath } from '../server/url-path.js';
 import { NULL_ID_TOKEN, errorEnvelope } from './jsonrpc-envelope.js';
 import {
   createJsonRpcHandler,
   taskIdOfReply,
+  type JsonRpcBodyReply,
+  type JsonRpcEmptyReply,
   type JsonRpcHandler,
   type JsonRpcReply,
   type JsonRpcRequestInput,
@@ -210,12 +212,12 @@ class RouteInput implements JsonRpcRequestInput {
   }
 }
 
-/** The report of a reply, computed only when the request log reads it. */
-class JsonRpcReport implements StreamReport {
+/** The report of a reply that is not a stream, computed only when the request log reads it. */
+class JsonRpcReport implements CallReport {
   readonly binding = JSONRPC_BINDING;
-  readonly #reply: JsonRpcReply;
+  readonly #reply: JsonRpcBodyReply | JsonRpcEmptyReply;
 
-  constructor(reply: JsonRpcReply) {
+  constructor(reply: JsonRpcBodyReply | JsonRpcEmptyReply) {
     this.#reply = reply;
   }
 
@@ -227,25 +229,19 @@ class JsonRpcReport implements StreamReport {
     return taskIdOfReply(this.#reply);
   }
 
-  get errorCode(): number | string | undefined {
-    const reply = this.#reply;
-    return reply.kind === 'stream' ? reply.stream.errorCode : reply.errorCode;
+  get errorCode(): number | undefined {
+    return this.#reply.errorCode;
   }
 
   get errorReason(): string | undefined {
-    const reply = this.#reply;
-    return reply.kind === 'stream' ? reply.stream.error?.reason : reply.errorReason;
-  }
-
-  onFinish(listener: () => void): void {
-    const reply = this.#reply;
-    if (reply.kind === 'stream') reply.stream.onFinish(listener);
-    else listener();
+    return this.#reply.errorReason;
   }
 }
 
-function reportOf(reply: JsonRpcReply): JsonRpcReport {
-  return new JsonRpcReport(reply);
+function reportOf(reply: JsonRpcReply): CallReport {
+  return reply.kind === 'stream'
+    ? new StreamCallReport(JSONRPC_BINDING, reply.method, reply.params, reply.stream)
+    : new JsonRpcReport(reply);
 }
 
 function toHttpResponse(reply: JsonRpcReply): HttpResponse {
@@ -268,8 +264,6 @@ function toHttpResponse(reply: JsonRpcReply): HttpResponse {
       response = { status: 200, headers, sse: reply.stream };
       break;
   }
-  if (reply.activatedExtensions.length > 0) {
-    headers[EXTENSIONS_HEADER.toLowerCase()] = reply.activatedExtensions.join(', ');
-  }
+  echoExtensions(headers, reply.activatedExtensions);
   return response;
 }

@@ -45,12 +45,12 @@ import type {
   HttpRefusal,
   ServerBinding,
   ServerBindingFactory,
-  StreamReport,
 } from '../server/server-binding.js';
 import { prepareCall } from '../server/prepare-call.js';
 import { refusalOf } from '../server/refusals.js';
 import { isStreaming, wireErrorOf, type StreamingOperation } from '../server/server-call.js';
-import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
+import { echoExtensions } from '../server/service-parameters.js';
+import { StreamCallReport } from '../server/stream-report.js';
 import { normalizeUrlPath } from '../server/url-path.js';
 import { SseEventStream, type SseFraming } from '../server/sse-event-stream.js';
 import { REST_ROUTES, pathVariablesOf, type RestRouteTemplate } from './rest-routes.js';
@@ -168,15 +168,13 @@ class RestHttpBinding implements ServerBinding {
       request = parsed;
       activatedExtensions = call.activatedExtensions;
       const headers: Record<string, string> = {};
-      if (activatedExtensions.length > 0) {
-        headers[EXTENSIONS_HEADER.toLowerCase()] = activatedExtensions.join(', ');
-      }
+      echoExtensions(headers, activatedExtensions);
       if (isStreaming(operation)) {
         const events = await endpoint.invoke<StreamingOperation>(operation, call, parsed as never);
         const stream = new SseEventStream(events, FRAMING, logger, operation);
         return {
           response: { status: 200, headers: { ...sseHeaders(), ...headers }, sse: stream },
-          report: new RestStreamReport(operation, parsed, stream),
+          report: new StreamCallReport(HTTP_JSON_BINDING, operation, parsed, stream),
         };
       }
       const result = await endpoint.invoke(operation, call, parsed);
@@ -195,9 +193,7 @@ class RestHttpBinding implements ServerBinding {
       }
       const wire = wireErrorOf(error, logger, { binding: HTTP_JSON_BINDING, operation });
       const headers: Record<string, string> = { 'content-type': responseMediaType(http) };
-      if (activatedExtensions.length > 0) {
-        headers[EXTENSIONS_HEADER.toLowerCase()] = activatedExtensions.join(', ');
-      }
+      echoExtensions(headers, activatedExtensions);
       return {
         response: {
           status: wire.httpStatus,
@@ -296,31 +292,4 @@ function report(
     errorCode: error?.httpStatus,
     errorReason: error?.reason,
   };
-}
-
-/** The report of a stream: its outcome is read once it has finished. */
-class RestStreamReport implements StreamReport {
-  readonly binding = HTTP_JSON_BINDING;
-
-  constructor(
-    readonly operation: OperationName,
-    readonly request: unknown,
-    readonly stream: SseEventStream,
-  ) {}
-
-  get taskId(): string | undefined {
-    return taskIdOf(this.request, this.stream.firstPayload);
-  }
-
-  get errorCode(): number | string | undefined {
-    return this.stream.errorCode;
-  }
-
-  get errorReason(): string | undefined {
-    return this.stream.error?.reason;
-  }
-
-  onFinish(listener: () => void): void {
-    this.stream.onFinish(listener);
-  }
 }

@@ -22,7 +22,7 @@ import { JSONRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import { encodeSseEvent } from '../../protocol/sse-encoder.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { AgentEndpoint } from '../server/agent-endpoint.js';
-import { taskIdOf } from '../server/call-report.js';
+import { taskIdOf, type CallReport } from '../server/call-report.js';
 import { prepareCall } from '../server/prepare-call.js';
 import { refusalOf } from '../server/refusals.js';
 import type { BindingRequest, HttpRefusal } from '../server/server-binding.js';
@@ -34,6 +34,7 @@ import {
   type UnaryOperation,
 } from '../server/server-call.js';
 import { SseEventStream, type SseFraming } from '../server/sse-event-stream.js';
+import { StreamCallReport } from '../server/stream-report.js';
 import { UntranslatableError } from './translate/untranslatable.js';
 import { errorToV03, invalidParamsOf } from './translate/v03-errors.js';
 import { OPERATION_OF, requestFromV03 } from './translate/v03-requests.js';
@@ -74,7 +75,12 @@ export interface V03Wire {
 export type V03Reply =
   | { readonly kind: 'body'; readonly body: string; readonly refusal?: HttpRefusal | undefined }
   | { readonly kind: 'empty' }
-  | { readonly kind: 'stream'; readonly stream: SseEventStream };
+  | {
+      readonly kind: 'stream';
+      readonly stream: SseEventStream;
+      /** The validated request, for the task the log names. */
+      readonly request: unknown;
+    };
 
 export interface V03Outcome {
   readonly reply: V03Reply;
@@ -83,6 +89,30 @@ export interface V03Outcome {
   readonly operation: OperationName | undefined;
   readonly taskId: string | undefined;
   readonly error: A2AError | undefined;
+}
+
+/**
+ * What the request log reads of a 0.3 call: a stream's report, whose outcome is known once it has
+ * finished, else the outcome's. `codeOf` is the binding's code of an error (the JSON-RPC code,
+ * or the HTTP status).
+ */
+export function v03ReportOf(
+  binding: string,
+  outcome: V03Outcome,
+  codeOf: (error: A2AError) => number,
+): CallReport {
+  const reply = outcome.reply;
+  if (reply.kind === 'stream') {
+    return new StreamCallReport(binding, outcome.operation, reply.request, reply.stream);
+  }
+  const error = outcome.error;
+  return {
+    binding,
+    operation: outcome.operation,
+    taskId: outcome.taskId,
+    errorCode: error === undefined ? undefined : codeOf(error),
+    errorReason: error?.reason,
+  };
 }
 
 function envelope(idToken: string, member: 'result' | 'error', json: string): string {
@@ -189,7 +219,7 @@ export async function serveV03Call(
       }
       return {
         activatedExtensions,
-        reply: { kind: 'stream', stream },
+        reply: { kind: 'stream', stream, request },
         operation,
         taskId: taskIdOf(request, undefined),
         error: undefined,
