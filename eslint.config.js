@@ -10,7 +10,9 @@ import tseslint from 'typescript-eslint';
  * anywhere (browsers, edge runtimes).
  */
 const layers = {
-  protocol: [
+  // Telemetry through @opentelemetry/api: the attribute conventions, the instrument catalogue and
+  // the propagation of trace context, shared by the client and the server; free of node: too.
+  telemetry: [
     'runtime',
     'stores',
     'bindings',
@@ -21,12 +23,26 @@ const layers = {
     'security',
     'push',
   ],
+  protocol: [
+    'runtime',
+    'stores',
+    'bindings',
+    'http',
+    'client',
+    'cli',
+    'agents',
+    'security',
+    'push',
+    'telemetry',
+  ],
   stores: ['runtime', 'bindings', 'http', 'client', 'cli', 'agents', 'security', 'push'],
   runtime: ['bindings', 'http', 'client', 'cli', 'agents', 'security', 'push'],
   // Push delivery: implements the runtime's push seam over the stores.
   push: ['bindings', 'http', 'client', 'cli', 'agents', 'security'],
   bindings: ['http', 'cli', 'agents', 'client', 'security'],
   http: ['client', 'cli', 'agents', 'security'],
+  // The SDK preset (tandem/otel): the SDK's packages over telemetry's catalogue, nothing of the server.
+  otel: ['runtime', 'stores', 'bindings', 'http', 'client', 'cli', 'agents', 'security', 'push'],
   // Authenticators and card signing: they implement the seams of bindings/server.
   security: ['stores', 'http', 'client', 'cli', 'agents'],
   client: ['runtime', 'stores', 'http', 'cli', 'agents', 'security'],
@@ -40,9 +56,20 @@ const layers = {
     'protocol',
     'security',
     'push',
+    'telemetry',
   ],
   // The CLI is an application of the public API: the entry points and the demo agents only.
-  cli: ['runtime', 'stores', 'bindings', 'http', 'client', 'protocol', 'security', 'push'],
+  cli: [
+    'runtime',
+    'stores',
+    'bindings',
+    'http',
+    'client',
+    'protocol',
+    'security',
+    'push',
+    'telemetry',
+  ],
 };
 
 /**
@@ -76,7 +103,7 @@ const layerRules = Object.entries(layers).map(([layer, forbidden]) => ({
             group: [`**/${other}/**`, `**/${other}`],
             message: `src/${layer} must not depend on src/${other} (see docs/architecture.md).`,
           })),
-          ...(layer === 'protocol' || layer === 'client'
+          ...(layer === 'protocol' || layer === 'client' || layer === 'telemetry'
             ? [{ group: ['node:*'], message: `src/${layer} must stay free of node: imports.` }]
             : []),
         ],
