@@ -123,8 +123,8 @@ class CallTelemetry {
       attributes = { ...attributes, [ATTR_ERROR_TYPE]: type };
       if (type !== 'canceled') {
         span.setAttribute(ATTR_ERROR_TYPE, type);
+        // No exception event: an error's message is not telemetry (it may quote what was sent).
         span.setStatus({ code: SpanStatusCode.ERROR, message: type });
-        if (error instanceof Error) span.recordException(error);
       }
     }
     span.end();
