@@ -12,7 +12,7 @@ import {
   type ServerBindingFactory,
 } from '../../src/server.js';
 import { defineAgent } from '../../src/runtime/agent.js';
-import { createRequestHandler } from '../../src/create-request-handler.js';
+import { createRequestHandler } from '../../src/compose/create-request-handler.js';
 import { A2A_HEADERS, call, messageParams, startServer } from './support.js';
 
 /** Records the principal of every execution. */
@@ -45,7 +45,7 @@ const pingBinding: ServerBindingFactory = (context) => ({
           response: {
             status: 200,
             headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ agent: context.handler.card.name, caller: principal.id }),
+            body: JSON.stringify({ agent: context.endpoint.agent.card.name, caller: principal.id }),
           },
           report: {
             binding: 'https://example.com/bindings/ping/v1',

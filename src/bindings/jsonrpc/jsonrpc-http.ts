@@ -20,10 +20,12 @@ import {
 } from '../../protocol/errors.js';
 import {
   BODY_TOO_LARGE,
+  type HeaderReader,
   type HttpRequest,
   type HttpResponse,
   type PeerIdentity,
-} from '../../protocol/http-exchange.js';
+} from '../server/http-exchange.js';
+import { ConfigurationError } from '../../protocol/local-errors.js';
 import type { OperationName } from '../../protocol/operations.js';
 import { JSONRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import { CURRENT_PROTOCOL_VERSION } from '../../protocol/version.js';
@@ -38,13 +40,16 @@ import type {
   HttpRefusal,
   ServerBinding,
   ServerBindingFactory,
-  StreamReport,
 } from '../server/server-binding.js';
-import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
+import { echoExtensions } from '../server/service-parameters.js';
+import { StreamCallReport } from '../server/stream-report.js';
+import { normalizeUrlPath } from '../server/url-path.js';
 import { NULL_ID_TOKEN, errorEnvelope } from './jsonrpc-envelope.js';
 import {
   createJsonRpcHandler,
   taskIdOfReply,
+  type JsonRpcBodyReply,
+  type JsonRpcEmptyReply,
   type JsonRpcHandler,
   type JsonRpcReply,
   type JsonRpcRequestInput,
@@ -52,8 +57,8 @@ import {
 
 /** Options of {@link jsonRpcBinding}. */
 export interface JsonRpcBindingOptions {
-  /** The endpoint below each agent's path. Default {@link DEFAULT_RPC_PATH}. */
-  readonly path?: string;
+  /** The endpoint below each agent's path, e.g. `/rpc`; not empty. Default {@link DEFAULT_RPC_PATH}. */
+  readonly path?: string | undefined;
 }
 
 /** The JSON-RPC endpoint below an agent's path when none is configured. */
@@ -76,11 +81,18 @@ function refusalResponse(
 }
 
 /**
- * The JSON-RPC binding. The path is normalized by the server's options (`rpcPath`), which checks
- * it; a binding given here directly must use a path like `/a2a`.
+ * The JSON-RPC binding, at `options.path` below each agent's path.
+ *
+ * @throws ConfigurationError for a path that is not a URL path, or is empty: the JSON-RPC endpoint
+ *   needs a path of its own beside the agent's card and its other bindings.
  */
 export function jsonRpcBinding(options: JsonRpcBindingOptions = {}): ServerBindingFactory {
-  const path = options.path ?? DEFAULT_RPC_PATH;
+  const path = normalizeUrlPath('jsonRpcBinding path', options.path ?? DEFAULT_RPC_PATH);
+  if (path === '') {
+    throw new ConfigurationError(
+      "jsonRpcBinding path must not be empty: the JSON-RPC endpoint needs a path of its own, e.g. '/a2a'",
+    );
+  }
   return (context) => new JsonRpcHttpBinding(path, context);
 }
 
@@ -95,7 +107,7 @@ class JsonRpcHttpBinding implements ServerBinding {
   constructor(path: string, context: BindingContext) {
     this.path = path;
     this.#context = context;
-    this.#rpc = createJsonRpcHandler(context.handler, { logger: context.logger });
+    this.#rpc = createJsonRpcHandler(context.endpoint, { logger: context.logger });
     const handle = (request: BindingRequest): Promise<BindingReply> => this.#serve(request);
     this.routes = [
       { method: 'POST', path: '', handle },
@@ -136,7 +148,7 @@ class JsonRpcHttpBinding implements ServerBinding {
       return { response: { ...response, closeConnection: true }, report: refusedReport(400) };
     }
     if (body === BODY_TOO_LARGE) return tooLarge(maxBodyBytes);
-    const reply = await this.#rpc(new RouteInput(body, request, routed.principal, this.#context));
+    const reply = await this.#rpc(new RouteInput(body, routed));
     return { response: toHttpResponse(reply), report: reportOf(reply) };
   }
 }
@@ -161,41 +173,51 @@ function refusedReport(errorCode: number): CallReport {
 }
 
 /**
- * The binding's view of one request. A class, not an object literal with a getter: a literal
- * with its own accessor gets a new hidden class on every evaluation (costly in garbage collection
- * on a path taken by every request).
+ * The binding's view of one request: its body and the routed request as the call's source. A
+ * class, not an object literal with getters: a literal with its own accessors gets a new hidden
+ * class on every evaluation (costly in garbage collection on a path taken by every request).
  */
 class RouteInput implements JsonRpcRequestInput {
-  readonly query: string;
-
   constructor(
     readonly body: string | Uint8Array,
-    readonly headers: HttpRequest,
-    readonly principal: Principal,
-    readonly context: BindingContext,
-  ) {
-    this.query = headers.query;
+    readonly routed: BindingRequest,
+  ) {}
+
+  get binding(): string {
+    return this.routed.binding;
+  }
+
+  get principal(): Principal {
+    return this.routed.principal;
+  }
+
+  get serviceParameters(): HeaderReader {
+    return this.routed.serviceParameters;
+  }
+
+  get query(): string {
+    return this.routed.query;
   }
 
   get signal(): AbortSignal {
-    return this.headers.signal;
+    return this.routed.signal;
   }
 
-  get peer(): PeerIdentity {
-    return this.headers.peer;
+  get peer(): PeerIdentity | undefined {
+    return this.routed.peer;
   }
 
   agentInterfaces(): AgentInterface[] {
-    return this.context.agentInterfaces(this.headers);
+    return this.routed.agentInterfaces();
   }
 }
 
-/** The report of a reply, computed only when the request log reads it. */
-class JsonRpcReport implements StreamReport {
+/** The report of a reply that is not a stream, computed only when the request log reads it. */
+class JsonRpcReport implements CallReport {
   readonly binding = JSONRPC_BINDING;
-  readonly #reply: JsonRpcReply;
+  readonly #reply: JsonRpcBodyReply | JsonRpcEmptyReply;
 
-  constructor(reply: JsonRpcReply) {
+  constructor(reply: JsonRpcBodyReply | JsonRpcEmptyReply) {
     this.#reply = reply;
   }
 
@@ -207,25 +229,19 @@ class JsonRpcReport implements StreamReport {
     return taskIdOfReply(this.#reply);
   }
 
-  get errorCode(): number | string | undefined {
-    const reply = this.#reply;
-    return reply.kind === 'stream' ? reply.stream.errorCode : reply.errorCode;
+  get errorCode(): number | undefined {
+    return this.#reply.errorCode;
   }
 
   get errorReason(): string | undefined {
-    const reply = this.#reply;
-    return reply.kind === 'stream' ? reply.stream.error?.reason : reply.errorReason;
-  }
-
-  onFinish(listener: () => void): void {
-    const reply = this.#reply;
-    if (reply.kind === 'stream') reply.stream.onFinish(listener);
-    else listener();
+    return this.#reply.errorReason;
   }
 }
 
-function reportOf(reply: JsonRpcReply): JsonRpcReport {
-  return new JsonRpcReport(reply);
+function reportOf(reply: JsonRpcReply): CallReport {
+  return reply.kind === 'stream'
+    ? new StreamCallReport(JSONRPC_BINDING, reply.method, reply.params, reply.stream)
+    : new JsonRpcReport(reply);
 }
 
 function toHttpResponse(reply: JsonRpcReply): HttpResponse {
@@ -248,8 +264,6 @@ function toHttpResponse(reply: JsonRpcReply): HttpResponse {
       response = { status: 200, headers, sse: reply.stream };
       break;
   }
-  if (reply.activatedExtensions.length > 0) {
-    headers[EXTENSIONS_HEADER.toLowerCase()] = reply.activatedExtensions.join(', ');
-  }
+  echoExtensions(headers, reply.activatedExtensions);
   return response;
 }

@@ -1,5 +1,5 @@
 /**
- * The task runtime behind every binding: {@link createRequestHandler} turns an agent definition
+ * The task runtime behind every binding: {@link createRuntimeRequestHandler} turns an agent definition
  * and the runtime of a task store into an {@link A2ARequestHandler}. Admitting messages is
  * `message-intake.ts`'s business (a task never has two executions), running them the
  * `TaskRuntime`'s; this module answers the operations.
@@ -45,7 +45,6 @@ import {
   type RuntimeCard,
 } from './agent-capabilities.js';
 import type { CallContext } from './call-context.js';
-import { withCallLimits } from './call-limits.js';
 import { listTasks } from './list-tasks.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { A2ARequestHandler, EventStream } from './request-handler.js';
@@ -55,12 +54,13 @@ import { engineOf, type TaskRuntimeEngine } from './task-runtime.js';
 import { admitMessage, type IntakeContext } from './message-intake.js';
 import { readTask } from './read-task.js';
 import { TaskScopes } from './task-scopes.js';
-import { taskContentLimitsOf, type TaskContentLimits } from './task-content-limits.js';
+import { taskContentLimitsOf, type TaskContentLimitValues } from './task-content-limits.js';
 import type { TaskAccessPolicy } from './task-access-policy.js';
 import { waitAtMost } from './wait-at-most.js';
 import { ownRuntime, storeOf } from './handler-runtime.js';
 import type { TaskExecution } from './task-execution.js';
 import type { PushDeliveryStatus, PushDeliveryStatusRequest } from './push-notifications.js';
+import type { PushDeliveryStatusSource } from './push-delivery-status-source.js';
 import { PushConfigOperations } from './push-config-operations.js';
 import type { RequestHandlerOptions } from './request-handler-options.js';
 import { withJsonText } from '../protocol/json-text.js';
@@ -78,19 +78,14 @@ const SHUTDOWN_GRACE_MS = 1_000;
  * store `defaultStore` makes when neither is given (the entry point supplies the memory store,
  * which the runtime does not depend on).
  */
-export function createRequestHandler(
+export function createRuntimeRequestHandler(
   options: RequestHandlerOptions,
   defaultStore?: () => TaskStore,
 ): A2ARequestHandler {
-  const handler = new RuntimeRequestHandler(options, defaultStore);
-  if (options.limits === undefined) return handler;
-  const logger =
-    options.logger ??
-    (options.runtime === undefined ? silentLogger : engineOf(options.runtime).logger);
-  return withCallLimits(handler, options.limits, logger);
+  return new RuntimeRequestHandler(options, defaultStore);
 }
 
-class RuntimeRequestHandler implements A2ARequestHandler {
+class RuntimeRequestHandler implements A2ARequestHandler, PushDeliveryStatusSource {
   readonly card: RuntimeCard;
   readonly capabilities: AgentCapabilities;
   readonly #agent: AgentDefinition;
@@ -101,7 +96,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
   readonly #logger: Logger;
   readonly #streams: HandlerStreams;
   readonly #resumeWaitMs: number;
-  readonly #contentLimits: Required<TaskContentLimits> | undefined;
+  readonly #contentLimits: TaskContentLimitValues | undefined;
   readonly #accessPolicy: TaskAccessPolicy | undefined;
   readonly #inputModes: string[];
   readonly #push: PushConfigOperations;
@@ -125,7 +120,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     });
     this.#resumeWaitMs = options.resumeWaitMs ?? 5_000;
     this.#contentLimits =
-      options.limits === undefined ? undefined : taskContentLimitsOf(options.limits);
+      options.contentLimits === undefined ? undefined : taskContentLimitsOf(options.contentLimits);
     this.#accessPolicy = options.accessPolicy;
     this.capabilities = effectiveCapabilities(
       options.agent,
@@ -145,7 +140,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
       owner: this,
       inputModes: this.#inputModes,
       resumeWaitMs: this.#resumeWaitMs,
-      ...(this.#contentLimits === undefined ? {} : { contentLimits: this.#contentLimits }),
+      contentLimits: this.#contentLimits,
     };
   }
 
