@@ -83,14 +83,33 @@ async function fetchCard(environment: ProbeEnvironment, url: string): Promise<Ca
   throw new AgentUnreachableError(`The agent card at ${url} redirects more than 5 times`);
 }
 
-/** The well-known card URL of the origin and base path of `url`. */
+/**
+ * The well-known card URL of a card URL: the base below `/.well-known/`; for a card URL
+ * elsewhere (`/cards/agent.json`), the origin's.
+ */
 function wellKnownOf(cardUrl: string): string {
   const parsed = new URL(cardUrl);
   const index = parsed.pathname.indexOf('/.well-known/');
-  parsed.pathname = index === -1 ? parsed.pathname : parsed.pathname.slice(0, index);
-  parsed.pathname = parsed.pathname.replace(/\/+$/, '') + AGENT_CARD_PATH;
+  parsed.pathname =
+    index === -1 ? AGENT_CARD_PATH : parsed.pathname.slice(0, index) + AGENT_CARD_PATH;
   parsed.search = '';
   return parsed.toString();
+}
+
+/**
+ * Whether a card is written in 0.3: a 0.x `protocolVersion` and a `url` (as the client reads
+ * it), or no `supportedInterfaces` but a `url` — a 0.3 card that lost its `protocolVersion` is
+ * still a 0.3 card with a defect, not a 1.0 card without interfaces.
+ */
+export function isLegacyCard(json: unknown): json is Record<string, unknown> {
+  if (isV03Card(json)) return true;
+  return (
+    typeof json === 'object' &&
+    json !== null &&
+    !Array.isArray(json) &&
+    (json as Record<string, unknown>).supportedInterfaces === undefined &&
+    typeof (json as Record<string, unknown>).url === 'string'
+  );
 }
 
 /** Reads a card strictly: the 1.0 schema, or a 0.3 card through its translation. */
@@ -99,7 +118,7 @@ export function readCardStrictly(json: unknown): {
   card: AgentCard | undefined;
   violations: FieldViolation[];
 } {
-  if (isV03Card(json)) {
+  if (isLegacyCard(json)) {
     let translated: unknown;
     try {
       translated = cardFromV03(json);

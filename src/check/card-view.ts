@@ -7,10 +7,10 @@
 
 import type { AgentCard } from '../protocol/generated/types.js';
 import { parseProtocolVersion } from '../protocol/version.js';
-import { cardFromV03, isV03Card } from '../bindings/v0_3/translate/v03-card.js';
+import { cardFromV03 } from '../bindings/v0_3/translate/v03-card.js';
 import { UntranslatableError } from '../bindings/v0_3/translate/untranslatable.js';
 import type { CheckBindingName, CheckProtocolVersion } from './check-types.js';
-import type { DiscoveredCard } from './card-discovery.js';
+import { isLegacyCard, type DiscoveredCard } from './card-discovery.js';
 
 /** An interface as the card declares it. */
 export interface DeclaredInterface {
@@ -95,7 +95,7 @@ function lenientCard(discovered: DiscoveredCard): Json {
   if (discovered.card !== undefined) return discovered.card as unknown as Json;
   const json = discovered.json;
   if (!isRecord(json)) return {};
-  if (isV03Card(json)) {
+  if (isLegacyCard(json)) {
     try {
       return cardFromV03(json);
     } catch (error) {

@@ -60,12 +60,9 @@ export const CARD_SIGNATURE: AgentCheck = {
         'the signatures name no jku and no trusted key was given (--trust-key), so there is no key to verify them with',
       );
     }
+    const trust = { ...(trusted === undefined ? {} : { keys: trusted }), jwksUrls: [...jkus] };
     try {
-      const verified = await verifyAgentCard(
-        card as unknown as AgentCard,
-        { ...(trusted === undefined ? {} : { keys: trusted }), jwksUrls: [...jkus] },
-        found.url,
-      );
+      const verified = await verifyAgentCard(card as unknown as AgentCard, trust, found.url);
       const note = notes.length === 0 ? '' : ` (${notes.join('; ')})`;
       return pass(
         `signature ${verified.alg}, kid ${verified.kid ?? 'none'}, verifies with the key from ${verified.keySource}${note}`,
@@ -73,6 +70,23 @@ export const CARD_SIGNATURE: AgentCheck = {
       );
     } catch (error) {
       if (!(error instanceof AgentCardError)) throw error;
+      // Tell a signer that left fields out from a signature that is simply wrong.
+      const known = context.discovered.card;
+      const unknownFields = Object.keys(card).filter(
+        (key) => known !== undefined && !(key in known),
+      );
+      if (known !== undefined && unknownFields.length > 0) {
+        const withoutThem = await verifyAgentCard(known, trust, found.url).then(
+          () => true,
+          () => false,
+        );
+        if (withoutThem) {
+          return fail(
+            `the signature covers the card without ${unknownFields.join(', ')}, which the served card carries: it does not verify over the card as served (§8.4.3)`,
+            found.exchange,
+          );
+        }
+      }
       return fail(error.message, found.exchange);
     }
   },
