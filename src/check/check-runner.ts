@@ -138,7 +138,6 @@ export async function runChecks(setup: RunSetup): Promise<CheckResult[]> {
     report(resultOf(definition, verdict, undefined, setup.discovered.form));
   }
 
-  // Without credentials for an agent that requires them, every other call would be refused.
   const locked = setup.view.requiresAuthentication && !hasCredentials(options);
   await Promise.all(
     forTargets.map(async ({ target, plan }) => {
@@ -155,11 +154,18 @@ export async function runChecks(setup: RunSetup): Promise<CheckResult[]> {
         observations,
         receiver: setup.receiver,
       };
+      // Without credentials for an agent that refuses callers without them, every other call
+      // would be refused too: only the checks about that refusal run.
+      const refused =
+        locked &&
+        (await context.fixtures
+          .withoutCredentials()
+          .then((outcome) => outcome.kind === 'error' && outcome.error.refusal !== undefined));
       for (const definition of plan) {
         const check = INTERFACE_CHECKS.get(definition.id);
         if (check === undefined) continue;
         const verdict =
-          locked && !WITHOUT_CREDENTIALS.has(definition.id)
+          refused && !WITHOUT_CREDENTIALS.has(definition.id)
             ? skip(LOCKED)
             : await verdictOf(environment, () => check.run(context));
         report(resultOf(definition, verdict, target, target.version));

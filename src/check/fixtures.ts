@@ -17,7 +17,7 @@ import {
   isTerminalState,
 } from '../protocol/task-state.js';
 import type { CardView } from './card-view.js';
-import { userMessage } from './check-context.js';
+import { unknownTaskId, userMessage } from './check-context.js';
 import type { CheckOptions } from './check-types.js';
 import type {
   CallOutcome,
@@ -297,6 +297,16 @@ export class Fixtures {
       });
       return readStream(outcome, { idleMs: this.#idleMs(), totalMs: 3 * this.#idleMs() });
     });
+  }
+
+  /**
+   * A GetTask of an unknown id sent without the credentials (read only, so `--safe` allows it):
+   * what the agent does with a caller that brings none.
+   */
+  withoutCredentials(): Promise<CallOutcome> {
+    return this.#once('without-credentials', () =>
+      this.#probe.call('GetTask', { id: unknownTaskId() }, { credentials: false }),
+    );
   }
 
   /**

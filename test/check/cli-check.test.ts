@@ -288,6 +288,26 @@ describe('tandem check with credentials', () => {
     expect(stdout).toContain('"authorization": "Bearer •••"');
   });
 
+  it('fails a card that requires them when the agent serves callers without any', async () => {
+    // The kit agent's card declares bearer and API key schemes its server does not enforce.
+    const { code, stdout } = await runCli([
+      'check',
+      tandem.urlOf('kit'),
+      '--json',
+      '--only',
+      'card.auth-required,task.get-unknown',
+    ]);
+    const report = JSON.parse(stdout) as CheckReport;
+    expect(code).toBe(1);
+    expect(report.checks.map((c) => `${c.id} ${c.binding ?? ''} ${c.status}`)).toEqual([
+      'card.auth-required JSONRPC fail',
+      'card.auth-required HTTP+JSON fail',
+      'task.get-unknown JSONRPC pass',
+      'task.get-unknown HTTP+JSON pass',
+    ]);
+    expect(report.checks[0]?.detail).toMatch(/^a call without credentials was not refused/);
+  });
+
   it('without them, checks that calls are refused and skips the rest, saying why', async () => {
     const { code, stdout } = await runCli(['check', secured.url, '--json']);
     const report = JSON.parse(stdout) as CheckReport;

@@ -7,8 +7,7 @@
 
 import { parseMessage } from '../../protocol/validation.js';
 import type { InterfaceCheck } from '../check-implementation.js';
-import { unknownTaskId, type InterfaceCheckContext } from '../check-context.js';
-import type { CallOutcome } from '../probe/probe.js';
+import { unknownTaskId } from '../check-context.js';
 import { describeError, isErrorOfType } from '../probe/wire-error.js';
 import { describeOutcome, expectError, fail, pass, skip } from '../verdict.js';
 
@@ -42,23 +41,11 @@ const reachable: InterfaceCheck = {
   },
 };
 
-/** A GetTask without credentials, once per interface. */
-const unauthenticated = new WeakMap<InterfaceCheckContext['fixtures'], Promise<CallOutcome>>();
-
-function callWithoutCredentials(context: InterfaceCheckContext): Promise<CallOutcome> {
-  let made = unauthenticated.get(context.fixtures);
-  if (made === undefined) {
-    made = context.probe.call('GetTask', { id: unknownTaskId() }, { credentials: false });
-    unauthenticated.set(context.fixtures, made);
-  }
-  return made;
-}
-
 const authRequired: InterfaceCheck = {
   id: 'card.auth-required',
   async run(context) {
     if (!context.view.requiresAuthentication) return skip('the card requires no authentication');
-    const outcome = await callWithoutCredentials(context);
+    const outcome = await context.fixtures.withoutCredentials();
     if (
       outcome.kind === 'error' &&
       outcome.error.refusal !== undefined &&
@@ -80,7 +67,7 @@ const authChallenge: InterfaceCheck = {
   id: 'card.auth-challenge',
   async run(context) {
     if (!context.view.requiresAuthentication) return skip('the card requires no authentication');
-    const outcome = await callWithoutCredentials(context);
+    const outcome = await context.fixtures.withoutCredentials();
     if (outcome.kind !== 'error' || outcome.error.refusal === undefined) {
       return skip('the call without credentials was not refused (see card.auth-required)');
     }
