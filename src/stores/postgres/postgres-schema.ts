@@ -147,6 +147,16 @@ const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ${n.tasks} ADD CONSTRAINT tasks_key UNIQUE (key);
       -- Renewals go to lease_holders now (one row per holder), so no query finds tasks by holder.
       DROP INDEX ${n.quotedSchema}.tasks_by_lease_holder;
+      -- The listing indexes ascending: new tasks (the latest status time) then go to the right
+      -- edge of the tree, whose pages split 90/10, where descending keys went to the left edge
+      -- and left every page half empty. Listing newest first reads them backwards, as fast.
+      DROP INDEX ${n.quotedSchema}.tasks_listing;
+      DROP INDEX ${n.quotedSchema}.tasks_by_context;
+      DROP INDEX ${n.quotedSchema}.tasks_by_state;
+      CREATE INDEX tasks_listing ON ${n.tasks} (agent, tenant, owner, status_time, id);
+      CREATE INDEX tasks_by_context
+        ON ${n.tasks} (agent, tenant, owner, context_id, status_time, id);
+      CREATE INDEX tasks_by_state ON ${n.tasks} (agent, tenant, owner, state, status_time, id);
 
       CREATE TABLE ${n.quotedSchema}.task_events_v3 (
         task_key bigint NOT NULL,
