@@ -10,6 +10,20 @@ import tseslint from 'typescript-eslint';
  * anywhere (browsers, edge runtimes).
  */
 const layers = {
+  // Telemetry through @opentelemetry/api: the attribute conventions, the instrument catalogue and
+  // the propagation of trace context, shared by the client and the server; free of node: too.
+  telemetry: [
+    'runtime',
+    'stores',
+    'bindings',
+    'http',
+    'client',
+    'cli',
+    'agents',
+    'security',
+    'push',
+    'compose',
+  ],
   protocol: [
     'runtime',
     'stores',
@@ -20,16 +34,34 @@ const layers = {
     'agents',
     'security',
     'push',
+    'compose',
+    'telemetry',
   ],
-  stores: ['runtime', 'bindings', 'http', 'client', 'cli', 'agents', 'security', 'push'],
-  runtime: ['bindings', 'http', 'client', 'cli', 'agents', 'security', 'push'],
+  stores: ['runtime', 'bindings', 'http', 'client', 'cli', 'agents', 'security', 'push', 'compose'],
+  runtime: ['bindings', 'http', 'client', 'cli', 'agents', 'security', 'push', 'compose'],
   // Push delivery: implements the runtime's push seam over the stores.
-  push: ['bindings', 'http', 'client', 'cli', 'agents', 'security'],
-  bindings: ['http', 'cli', 'agents', 'client', 'security'],
-  http: ['client', 'cli', 'agents', 'security'],
+  push: ['bindings', 'http', 'client', 'cli', 'agents', 'security', 'compose'],
+  bindings: ['http', 'cli', 'agents', 'client', 'security', 'compose'],
+  http: ['client', 'cli', 'agents', 'security', 'compose'],
+  // The SDK preset (tandem/otel): the SDK's packages over telemetry's catalogue, nothing of the server.
+  otel: [
+    'runtime',
+    'stores',
+    'bindings',
+    'http',
+    'client',
+    'cli',
+    'agents',
+    'security',
+    'push',
+    'compose',
+  ],
   // Authenticators and card signing: they implement the seams of bindings/server.
-  security: ['stores', 'http', 'client', 'cli', 'agents'],
-  client: ['runtime', 'stores', 'http', 'cli', 'agents', 'security'],
+  security: ['stores', 'http', 'client', 'cli', 'agents', 'compose'],
+  // The server as one object (createA2AServer) and the defaults the entry points supply: it
+  // composes every server layer, and only the entry points import it.
+  compose: ['client', 'cli', 'agents'],
+  client: ['runtime', 'stores', 'http', 'cli', 'agents', 'security', 'push', 'compose'],
   agents: [
     'runtime',
     'stores',
@@ -40,9 +72,22 @@ const layers = {
     'protocol',
     'security',
     'push',
+    'compose',
+    'telemetry',
   ],
   // The CLI is an application of the public API: the entry points and the demo agents only.
-  cli: ['runtime', 'stores', 'bindings', 'http', 'client', 'protocol', 'security', 'push'],
+  cli: [
+    'runtime',
+    'stores',
+    'bindings',
+    'http',
+    'client',
+    'protocol',
+    'security',
+    'push',
+    'compose',
+    'telemetry',
+  ],
 };
 
 /**
@@ -76,7 +121,7 @@ const layerRules = Object.entries(layers).map(([layer, forbidden]) => ({
             group: [`**/${other}/**`, `**/${other}`],
             message: `src/${layer} must not depend on src/${other} (see docs/architecture.md).`,
           })),
-          ...(layer === 'protocol' || layer === 'client'
+          ...(layer === 'protocol' || layer === 'client' || layer === 'telemetry'
             ? [{ group: ['node:*'], message: `src/${layer} must stay free of node: imports.` }]
             : []),
         ],

@@ -52,6 +52,8 @@ const PART_ROOTS = [
   /^src\/agents\/(chat|orchestrator)\/[a-z-]+-agent\.ts$/,
   /^src\/agents\/chat\/chat-config\.ts$/,
   /^src\/bindings\/(grpc|v0_3)\/[a-z0-9-]+-client-transport\.ts$/,
+  // The OpenTelemetry SDK preset, loaded only when the environment asks for telemetry.
+  /^src\/otel\.ts$/,
 ];
 
 const DISPATCHER = resolve('src/cli/main.ts');

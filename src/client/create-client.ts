@@ -9,7 +9,7 @@
 import type { AgentCard } from '../protocol/generated/types.js';
 import { integerOption } from '../protocol/integer-option.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
-import { EXTENSIONS_HEADER, VERSION_HEADER } from '../protocol/service-parameters.js';
+import { EXTENSIONS_HEADER, VERSION_HEADER } from '../protocol/extensions-header.js';
 import { maxEventLengthOf } from '../protocol/sse-decoder.js';
 import { CURRENT_PROTOCOL_VERSION } from '../protocol/version.js';
 import type { ClientTls, ClientTransport } from '../bindings/client/client-transport.js';
@@ -24,6 +24,7 @@ import { applyInterceptors, misroutedCall, type CallHandler } from './intercepto
 import { DEFAULT_BINDINGS, selectInterface } from './interface-selection.js';
 import { RemoteAgentClient } from './remote-agent-client.js';
 import { resolveRetryPolicy } from './retry-policy.js';
+import { telemetryInterceptor } from './telemetry-interceptor.js';
 import { openTransport, transportRegistry } from './transport-registry.js';
 
 /** Default time limit of a call: 60 s. */
@@ -149,7 +150,13 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
   };
   const transport = await openTransport(factory, context);
   const core = new ClientCore({
-    handler: applyInterceptors(interceptors, transportHandler(transport)),
+    handler: applyInterceptors(
+      [
+        telemetryInterceptor({ agentInterface, agentName: card.name, agentVersion: card.version }),
+        ...interceptors,
+      ],
+      transportHandler(transport),
+    ),
     agentInterface,
     url: callUrl(agentInterface.url, auth.query),
     headers,
