@@ -64,7 +64,7 @@ export function dropBenchSchema(schema) {
 }
 
 /** The bench database's committed transactions and the pids of its backends, now. */
-function databaseSnapshot() {
+export function databaseSnapshot() {
   const snapshot = runSync(
     `const c = new pg.Client(url); await c.connect();
      try {
@@ -77,6 +77,16 @@ function databaseSnapshot() {
   const cpu = {};
   for (const pid of snapshot.pids) cpu[pid] = cpuSeconds(pid);
   return { stats: snapshot.stats, cpu };
+}
+
+/** CPU seconds the bench database's backends used between two snapshots. */
+export function backendCpuBetween(before, after) {
+  let cpu = 0;
+  for (const [pid, seconds] of Object.entries(after.cpu)) {
+    // A backend that connected in between counts from its start.
+    if (Number.isFinite(seconds)) cpu += seconds - (before.cpu[pid] ?? 0);
+  }
+  return cpu;
 }
 
 /** The statement counts the target has appended to its counts file once signaled. */
@@ -120,12 +130,7 @@ export class PostgresSampler extends ProcSampler {
     const counts =
       this.#countsFile === undefined ? undefined : statementCounts(this.#pid, this.#countsFile);
     const db1 = databaseSnapshot();
-    let cpu = 0;
-    for (const [pid, seconds] of Object.entries(db1.cpu)) {
-      // A backend that connected during the window counts from its start.
-      const before = this.#db0.cpu[pid] ?? 0;
-      if (Number.isFinite(seconds)) cpu += seconds - before;
-    }
+    const cpu = backendCpuBetween(this.#db0, db1);
     const delta = (field) => Number(db1.stats[field]) - Number(this.#db0.stats[field]);
     let statements;
     if (counts !== undefined && this.#counts0 !== undefined) {
