@@ -239,6 +239,41 @@ describeMatrix(
       expect(artifactTexts(answered)).toEqual([['later answered by B']]);
     });
 
+    it('kill -9 A during 100 streams: every delivered event is kept and B fails every task within the orphan timeout', async () => {
+      const streams = await Promise.all(
+        range(0, 100).map(async () => {
+          const stream = await a.agent.sendStreamingMessage(send('tick 10'));
+          const delivered = await stream.take(3);
+          return { taskId: taskIdOf(delivered[0]), delivered };
+        }),
+      );
+      const killedAt = preciseNow();
+      await within(a.process.kill9(), STEP_MS, 'A to exit after kill -9');
+      const working = async (): Promise<number> =>
+        (await b.agent.listTasks({ status: 'TASK_STATE_WORKING', pageSize: 100 })).tasks.length;
+      await pollUntil(
+        async () => ((await working()) === 0 ? true : undefined),
+        'no task left WORKING on B',
+        { timeoutMs: ORPHAN_TIMEOUT_MS + 5_000, intervalMs: 50 },
+      );
+      expect(preciseNow() - killedAt).toBeLessThan(ORPHAN_TIMEOUT_MS + 5_000);
+      await Promise.all(
+        streams.map(async ({ taskId, delivered }) => {
+          const log = await (
+            await b.agent.subscribeToTask({ id: taskId }, { lastEventId: 0 })
+          ).rest();
+          expectResumedAfter(0, log);
+          // What A's clients received is in the log, byte for byte; the log ends FAILED.
+          expect(log.slice(0, delivered.length).map((e) => e.json)).toEqual(
+            delivered.map((e) => e.json),
+          );
+          expect(stateOf(log.at(-1))).toBe('TASK_STATE_FAILED');
+          const stored = await b.agent.getTask({ id: taskId });
+          expect(artifactTexts(stored)).toEqual([chunkTexts(log)]);
+        }),
+      );
+    });
+
     it('keeps running on B a task B resumed after A, which created it, died', async () => {
       const asked = await a.agent.sendTask(send('ask'));
       const resumed = await b.agent.sendStreamingMessage(send('hold', { taskId: asked.id }));
