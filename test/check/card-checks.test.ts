@@ -71,6 +71,17 @@ describe('the card checks', () => {
     ).toEqual(['card.signature skip']);
   });
 
+  it('ask again when the agent answers 429, as its Retry-After says', async () => {
+    server.set('/.well-known/agent-card.json', {
+      body: JSON.stringify(card()),
+      headers: CACHED,
+      limitFirst: 2,
+    });
+    const report = await check();
+    expect(statusOf(report, 'card.json')).toBe('pass');
+    expect(report.checks.find((c) => c.id === 'card.json')?.response?.status).toBe('200');
+  });
+
   it('warn of a card given at another URL that the well-known path does not serve, and of no caching', async () => {
     server.set('/cards/agent.json', { body: JSON.stringify(card()) });
     const report = await check(`${server.url}/cards/agent.json`);

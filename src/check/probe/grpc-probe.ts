@@ -40,6 +40,7 @@ import { isRunAbort, requestSignal, type ProbeEnvironment } from './probe-enviro
 import { readEvent, readResult } from './result-reading.js';
 import { v03ProtoRequest } from './v03-requests.js';
 import { grpcCodeText, grpcError, type WireError } from './wire-error.js';
+import { pause, RATE_LIMIT_RETRIES, retryAfterMs } from './rate-limit.js';
 
 /** A method: its path and codecs between ProtoJSON and binary. */
 interface ProbeMethod {
@@ -57,6 +58,13 @@ export interface StatusDetailsNote {
 }
 
 type Json = Record<string, unknown>;
+
+/** The gRPC status of a refusal for the caller's rate. */
+const RESOURCE_EXHAUSTED = 8;
+
+function trailer(status: GrpcStatus, name: string): string | undefined {
+  return status.trailers.find(([key]) => key === name)?.[1];
+}
 
 /** Speaks the gRPC binding of one interface. */
 export class GrpcProbe implements Probe {
@@ -218,14 +226,18 @@ export class GrpcProbe implements Probe {
     const request = this.#request(method.path, message, metadata);
     let answer;
     try {
-      answer = await this.#environment.grpc.unary({
-        target: this.target.url,
-        path: method.path,
-        request: method.encode(message),
-        metadata,
-        signal: requestSignal(this.#environment),
-        timeoutMs: this.#environment.timeoutMs,
-      });
+      for (let attempt = 0; ; attempt++) {
+        answer = await this.#environment.grpc.unary({
+          target: this.target.url,
+          path: method.path,
+          request: method.encode(message),
+          metadata,
+          signal: requestSignal(this.#environment),
+          timeoutMs: this.#environment.timeoutMs,
+        });
+        if (answer.status.code !== RESOURCE_EXHAUSTED || attempt >= RATE_LIMIT_RETRIES) break;
+        await pause(retryAfterMs(trailer(answer.status, 'retry-after')), this.#environment.signal);
+      }
     } catch (error) {
       return this.#unreachable(error, { request });
     }
@@ -299,19 +311,25 @@ export class GrpcProbe implements Probe {
     const abort = new AbortController();
     const signal = AbortSignal.any([this.#environment.signal, abort.signal]);
     let answer;
+    let first;
     try {
-      answer = await this.#environment.grpc.stream({
-        target: this.target.url,
-        path: method.path,
-        request: method.encode(message),
-        metadata,
-        signal,
-        timeoutMs: this.#environment.timeoutMs,
-      });
+      for (let attempt = 0; ; attempt++) {
+        answer = await this.#environment.grpc.stream({
+          target: this.target.url,
+          path: method.path,
+          request: method.encode(message),
+          metadata,
+          signal,
+          timeoutMs: this.#environment.timeoutMs,
+        });
+        first = await answer.next();
+        if (!('status' in first) || first.status.code !== RESOURCE_EXHAUSTED) break;
+        if (attempt >= RATE_LIMIT_RETRIES) break;
+        await pause(retryAfterMs(trailer(first.status, 'retry-after')), this.#environment.signal);
+      }
     } catch (error) {
       return this.#unreachable(error, { request: wireRequest_ }) as StreamOutcome;
     }
-    const first = await answer.next();
     if ('status' in first && first.status.code !== 0) {
       const exchange = {
         request: wireRequest_,

@@ -19,6 +19,7 @@ import type {
   StreamEventRead,
 } from './probe.js';
 import { isRunAbort, requestSignal, type ProbeEnvironment } from './probe-environment.js';
+import { pause, RATE_LIMIT_RETRIES, retryAfterMs } from './rate-limit.js';
 
 /** A request as an HTTP probe sends it. */
 export interface HttpCall {
@@ -98,14 +99,20 @@ export async function sendHttp(
 ): Promise<Sent<HttpAnswer>> {
   const request = wireRequest(environment.secrets, call);
   try {
-    const answer = await environment.http.send({
-      ...call,
-      signal: requestSignal(environment, timeoutMs),
-    });
-    return {
-      answer,
-      exchange: { request, response: httpResponseOf(environment, answer, answer.text) },
-    };
+    for (let attempt = 0; ; attempt++) {
+      const answer = await environment.http.send({
+        ...call,
+        signal: requestSignal(environment, timeoutMs),
+      });
+      if (answer.status === 429 && attempt < RATE_LIMIT_RETRIES) {
+        await pause(retryAfterMs(answer.header('retry-after')), environment.signal);
+        continue;
+      }
+      return {
+        answer,
+        exchange: { request, response: httpResponseOf(environment, answer, answer.text) },
+      };
+    }
   } catch (error) {
     return { failure: failureOf(environment, error, timeoutMs), exchange: { request } };
   }
@@ -119,11 +126,18 @@ export async function openHttp(
 ): Promise<Sent<HttpStreamAnswer>> {
   const request = wireRequest(environment.secrets, call);
   try {
-    const answer = await environment.http.open({ ...call, signal });
-    return {
-      answer,
-      exchange: { request, response: httpResponseOf(environment, answer, undefined) },
-    };
+    for (let attempt = 0; ; attempt++) {
+      const answer = await environment.http.open({ ...call, signal });
+      if (answer.status === 429 && attempt < RATE_LIMIT_RETRIES) {
+        answer.close();
+        await pause(retryAfterMs(answer.header('retry-after')), environment.signal);
+        continue;
+      }
+      return {
+        answer,
+        exchange: { request, response: httpResponseOf(environment, answer, undefined) },
+      };
+    }
   } catch (error) {
     return { failure: failureOf(environment, error, environment.timeoutMs), exchange: { request } };
   }

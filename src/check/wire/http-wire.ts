@@ -147,7 +147,10 @@ export class HttpWire {
       ...head,
       body: body as AsyncIterable<Uint8Array>,
       close: () => {
-        if (!body.destroyed) body.destroy();
+        if (body.destroyed) return;
+        // Destroying the body aborts it with an error event; closing on purpose is no error.
+        body.on('error', () => undefined);
+        body.destroy();
       },
     };
   }
