@@ -6,6 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkAgent, type CheckReport } from '../../src/check.js';
+import { startCliServer } from '../cli/cli-server.js';
 import { startBrokenAgent, type BrokenAgentServer } from './fixtures/broken-agent.js';
 import { label, labelsOf } from './support.js';
 
@@ -74,5 +75,26 @@ describe('tandem/check against an agent with planted defects', () => {
       name: 'Broken agent',
       cardUrl: `${agent.url}/.well-known/agent-card.json`,
     });
+  });
+});
+
+describe('tandem/check of capabilities a card does not declare', () => {
+  it('passes the refusals of an agent without streaming, push or an extended card', async () => {
+    const server = await startCliServer();
+    try {
+      const plain = await checkAgent(server.urlOf('plain'), {
+        only: ['stream.unsupported', 'push.unsupported', 'card.extended-undeclared'],
+      });
+      expect(plain.checks.map((c) => `${label(c)} ${c.status}`)).toEqual([
+        'card.extended-undeclared [JSONRPC 1.0] pass',
+        'card.extended-undeclared [HTTP+JSON 1.0] pass',
+        'stream.unsupported [JSONRPC 1.0] pass',
+        'stream.unsupported [HTTP+JSON 1.0] pass',
+        'push.unsupported [JSONRPC 1.0] pass',
+        'push.unsupported [HTTP+JSON 1.0] pass',
+      ]);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -305,11 +305,10 @@ export function hasCodeOfType(error: WireError): boolean {
 
 /** `TaskNotFoundError (-32001)`, `HTTP 400 TASK_NOT_CANCELABLE`, `NOT_FOUND (5)`. */
 export function describeError(error: WireError): string {
-  const name = error.type ?? (error.reason === undefined ? 'an error' : error.reason);
-  const code = error.reason !== undefined && error.type === undefined ? error.code : error.code;
+  const name = error.type ?? error.reason ?? 'an error';
   const message =
     error.message === undefined ? '' : `: ${JSON.stringify(error.message.slice(0, 120))}`;
-  return `${name} (${code})${message}`;
+  return `${name} (${error.code})${message}`;
 }
 
 /** The codes an error of `type` has on a binding, for messages: `-32001`, `HTTP 404`... */
