@@ -77,6 +77,8 @@ export interface State {
   readonly theme: 'auto' | 'light' | 'dark';
   readonly connection: ConnectionView | null;
   readonly connecting: boolean;
+  /** Text to put in the composer (a skill example clicked on the card). */
+  readonly draft?: string | undefined;
   readonly contextId?: string | undefined;
   /** The task that asked for input: the next message continues it. */
   readonly pendingTaskId?: string | undefined;

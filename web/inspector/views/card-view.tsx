@@ -14,8 +14,7 @@ import { JsonTree } from './json-tree.js';
 
 /** Puts `text` in the composer and opens the chat. */
 function usePrompt(text: string): void {
-  update(() => ({ tab: 'chat' }));
-  window.dispatchEvent(new CustomEvent('inspector-prompt', { detail: text }));
+  update(() => ({ tab: 'chat', draft: text }));
 }
 
 function schemeSummary(scheme: Record<string, unknown>): string {

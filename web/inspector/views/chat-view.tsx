@@ -17,7 +17,7 @@ function TurnView(props: { turn: Turn }): JSX.Element {
   const state = turn.states.at(-1)?.state;
   const cancelable = turn.taskId !== undefined && state !== undefined && !isTerminal(state);
   return (
-    <article class="turn" data-testid="turn" aria-busy={turn.running}>
+    <article class="turn" data-testid="turn" aria-busy={turn.running ? 'true' : 'false'}>
       <div class="bubble user">
         {turn.sent.parts.map((part, index) => (
           <PartView part={part} key={index} />

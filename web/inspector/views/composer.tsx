@@ -7,7 +7,7 @@ import type { JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ComposerPart } from '../../../src/inspector/inspector-api.js';
 import { sendTurn } from '../chat-actions.js';
-import { useStore } from '../store.js';
+import { update, useStore } from '../store.js';
 
 function base64Of(buffer: ArrayBuffer): string {
   const bytes = new Uint8Array(buffer);
@@ -35,18 +35,17 @@ export function Composer(props: { streaming: boolean; disabled: boolean }): JSX.
   const [data, setData] = useState('');
   const [stream, setStream] = useState(props.streaming);
   const pendingTaskId = useStore((s) => s.pendingTaskId);
+  const draft = useStore((s) => s.draft);
   const input = useRef<HTMLTextAreaElement>(null);
   const problem = dataProblem(data);
 
   useEffect(() => setStream(props.streaming), [props.streaming]);
   useEffect(() => {
-    const onPrompt = (event: Event): void => {
-      setText(String((event as CustomEvent<string>).detail));
-      input.current?.focus();
-    };
-    window.addEventListener('inspector-prompt', onPrompt);
-    return () => window.removeEventListener('inspector-prompt', onPrompt);
-  }, []);
+    if (draft === undefined) return;
+    setText(draft);
+    input.current?.focus();
+    update(() => ({ draft: undefined }));
+  }, [draft]);
 
   const parts = (): ComposerPart[] => [
     ...(text.trim() === '' ? [] : [{ kind: 'text' as const, text }]),

@@ -4,6 +4,7 @@
  */
 
 import type { JSX } from 'preact';
+import { useMemo } from 'preact/hooks';
 import type { Part } from '../../../src/index.js';
 import { renderMarkdown } from '../markdown.js';
 import { JsonTree } from './json-tree.js';
@@ -12,19 +13,17 @@ function isMarkdown(mediaType: string | undefined): boolean {
   return mediaType === 'text/markdown' || mediaType === 'text/x-markdown';
 }
 
+function Markdown(props: { text: string }): JSX.Element {
+  const html = useMemo(() => renderMarkdown(props.text), [props.text]);
+  // Sanitized by DOMPurify in renderMarkdown.
+  return <div class="part part-markdown" dangerouslySetInnerHTML={{ __html: html }} />;
+}
+
 export function PartView(props: { part: Part }): JSX.Element {
   const { part } = props;
   const mediaType = part.mediaType;
   if (part.text !== undefined) {
-    if (isMarkdown(mediaType)) {
-      return (
-        <div
-          class="part part-markdown"
-          // Sanitized by DOMPurify in renderMarkdown.
-          dangerouslySetInnerHTML={{ __html: renderMarkdown(part.text) }}
-        />
-      );
-    }
+    if (isMarkdown(mediaType)) return <Markdown text={part.text} />;
     return <pre class="part part-text">{part.text}</pre>;
   }
   if (part.data !== undefined) {
