@@ -20,16 +20,20 @@ const layers = {
     'agents',
     'security',
     'push',
+    'compose',
   ],
-  stores: ['runtime', 'bindings', 'http', 'client', 'cli', 'agents', 'security', 'push'],
-  runtime: ['bindings', 'http', 'client', 'cli', 'agents', 'security', 'push'],
+  stores: ['runtime', 'bindings', 'http', 'client', 'cli', 'agents', 'security', 'push', 'compose'],
+  runtime: ['bindings', 'http', 'client', 'cli', 'agents', 'security', 'push', 'compose'],
   // Push delivery: implements the runtime's push seam over the stores.
-  push: ['bindings', 'http', 'client', 'cli', 'agents', 'security'],
-  bindings: ['http', 'cli', 'agents', 'client', 'security'],
-  http: ['client', 'cli', 'agents', 'security'],
+  push: ['bindings', 'http', 'client', 'cli', 'agents', 'security', 'compose'],
+  bindings: ['http', 'cli', 'agents', 'client', 'security', 'compose'],
+  http: ['client', 'cli', 'agents', 'security', 'compose'],
   // Authenticators and card signing: they implement the seams of bindings/server.
-  security: ['stores', 'http', 'client', 'cli', 'agents'],
-  client: ['runtime', 'stores', 'http', 'cli', 'agents', 'security'],
+  security: ['stores', 'http', 'client', 'cli', 'agents', 'compose'],
+  // The server as one object (createA2AServer) and the defaults the entry points supply: it
+  // composes every server layer, and only the entry points import it.
+  compose: ['client', 'cli', 'agents'],
+  client: ['runtime', 'stores', 'http', 'cli', 'agents', 'security', 'push', 'compose'],
   agents: [
     'runtime',
     'stores',
@@ -40,9 +44,20 @@ const layers = {
     'protocol',
     'security',
     'push',
+    'compose',
   ],
   // The CLI is an application of the public API: the entry points and the demo agents only.
-  cli: ['runtime', 'stores', 'bindings', 'http', 'client', 'protocol', 'security', 'push'],
+  cli: [
+    'runtime',
+    'stores',
+    'bindings',
+    'http',
+    'client',
+    'protocol',
+    'security',
+    'push',
+    'compose',
+  ],
 };
 
 /**

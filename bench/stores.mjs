@@ -23,7 +23,7 @@ import {
   parseStoreOptions,
 } from './lib/stores-options.mjs';
 import { describeMachine, loadAverage, renderStoresMarkdown } from './lib/stores-report.mjs';
-import { DIST } from './lib/stores-workload.mjs';
+import { DIST, MEMORY_STORE_MODULE } from './lib/stores-workload.mjs';
 import { ROOT } from './lib/targets.mjs';
 
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -119,7 +119,7 @@ async function main(argv) {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
-  const probe = join(DIST, 'stores/memory-task-store.js');
+  const probe = join(DIST, MEMORY_STORE_MODULE);
   if (!existsSync(probe)) {
     log(`bench/stores: ${probe} is missing; build Tandem first with \`npm run build\`.`);
     return 2;

@@ -113,7 +113,7 @@ export type {
   PushDeliveryStatusOptions,
   PushDeliveryStatusQuery,
 } from './client/push-delivery-status.js';
-export type { PushDeliveryStatusJson } from './protocol/push-delivery-status.js';
+export type { PushDeliveryStatusJson } from './protocol/push-delivery-status-json.js';
 export type {
   NodeRequestLike,
   NodeResponseLike,

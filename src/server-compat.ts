@@ -10,4 +10,4 @@
  * Any new export added here becomes public API. Use named exports, not wildcards.
  */
 
-export { LEGACY_CARD_PATH, compatV03 } from './bindings/v0_3/v03-server-compat.js';
+export { LEGACY_CARD_PATH, compatV03 } from './bindings/v0_3/compat-v03.js';

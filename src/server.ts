@@ -16,8 +16,8 @@ export type {
   ArtifactUpdateOptions,
   Caller,
 } from './runtime/agent.js';
-export { createRequestHandler } from './create-request-handler.js';
-export type { RequestHandlerOptions } from './runtime/create-request-handler.js';
+export { createRequestHandler } from './compose/create-request-handler.js';
+export type { RequestHandlerOptions } from './runtime/runtime-request-handler.js';
 export { DEFAULT_CALL_LIMITS, LimitExceededError } from './runtime/call-limit-options.js';
 export type { CallLimitsOptions, LimitName } from './runtime/call-limit-options.js';
 export { MAX_TRACKED_CALLERS } from './runtime/token-buckets.js';
@@ -50,7 +50,7 @@ export type { Logger } from './runtime/logger.js';
 
 // The SQLite and PostgreSQL stores have entry points of their own (`tandem/stores/sqlite`,
 // `tandem/stores/postgres`), so that this one never loads a database driver.
-export { MemoryTaskStore } from './stores/memory-task-store.js';
+export { MemoryTaskStore } from './stores/memory/memory-task-store.js';
 export { InvalidTaskWriteError, StorageError, TaskExistsError } from './protocol/local-errors.js';
 export {
   describeTaskStoreSpec,
@@ -60,7 +60,7 @@ export {
 export type { OpenTaskStoreOptions, TaskStoreSpec } from './stores/open-task-store.js';
 export { purgeExpiredTasks, startRetention } from './stores/task-retention.js';
 export type { RetentionLogger } from './stores/task-retention.js';
-export type { MemoryTaskStoreOptions } from './stores/memory-task-store.js';
+export type { MemoryTaskStoreOptions } from './stores/memory/memory-task-store.js';
 export type {
   AppendRequest,
   AppendResult,
@@ -91,8 +91,8 @@ export type {
   TaskPushStore,
 } from './stores/push-store.js';
 
-export { createA2AHandler } from './http/create-a2a-handler.js';
-export type { A2AFetchHandler } from './http/create-a2a-handler.js';
+export { createA2AHandler } from './http/adapters/fetch.js';
+export type { A2AFetchHandler } from './http/adapters/fetch.js';
 export type {
   A2AAgentMount,
   A2AHandlerOptions,
@@ -127,10 +127,10 @@ export type {
   StreamReport,
 } from './bindings/server/server-binding.js';
 export type { CallReport } from './bindings/server/call-report.js';
-export type { ServerCompat } from './bindings/server/server-compat.js';
+export type { CompatLayer } from './bindings/server/compat-layer.js';
 // compatV03() itself is in `tandem/server/compat`, so that a server without it never loads the
 // 0.3 translators.
-export { COMPAT_VERSIONS } from './bindings/server/server-compat.js';
+export { COMPAT_VERSIONS } from './bindings/server/compat-layer.js';
 export { AuthenticationError, anonymousAuthenticator } from './bindings/server/authentication.js';
 export type {
   AuthenticationRequest,
@@ -168,6 +168,6 @@ export type {
   PeerIdentity,
   SseSink,
   SseSource,
-} from './protocol/http-exchange.js';
+} from './bindings/server/http-exchange.js';
 
 export { CURRENT_PROTOCOL_VERSION } from './protocol/version.js';

@@ -6,6 +6,7 @@
  * sees exactly the calls a server would make for the same agent.
  */
 
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './targets.mjs';
@@ -15,6 +16,11 @@ import { ROOT } from './targets.mjs';
  * `TANDEM_BENCH_DIST` (as for `bench/run.mjs`).
  */
 export const DIST = process.env.TANDEM_BENCH_DIST || join(ROOT, 'dist');
+
+/** The memory store's module in a build (`stores/memory/` since the stores got a folder each). */
+export const MEMORY_STORE_MODULE = existsSync(join(DIST, 'stores/memory/memory-task-store.js'))
+  ? 'stores/memory/memory-task-store.js'
+  : 'stores/memory-task-store.js';
 
 function distModule(path) {
   return import(pathToFileURL(join(DIST, path)).href);
@@ -33,7 +39,7 @@ export async function loadTandem(store) {
   const modules = { streamEvent, artifactChange, statusChange };
   switch (store) {
     case 'memory':
-      return { ...modules, ...(await distModule('stores/memory-task-store.js')) };
+      return { ...modules, ...(await distModule(MEMORY_STORE_MODULE)) };
     case 'sqlite':
       return { ...modules, ...(await distModule('stores/sqlite/sqlite-task-store.js')) };
     case 'postgres':

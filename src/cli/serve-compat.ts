@@ -6,7 +6,7 @@
  * card.
  */
 
-import { COMPAT_VERSIONS, type ServerCompat } from '../server.js';
+import { COMPAT_VERSIONS, type CompatLayer } from '../server.js';
 import { UsageFailure } from './cli-values.js';
 
 /** The `parseArgs` options this module reads. */
@@ -44,7 +44,7 @@ export function parseServeCompat(values: {
  * The compat layer of `version`. Loaded only when asked for, so that a server without it never
  * parses the 0.3 translators.
  */
-export async function loadServeCompat(version: ServeCompatVersion): Promise<ServerCompat> {
+export async function loadServeCompat(version: ServeCompatVersion): Promise<CompatLayer> {
   const { compatV03 } = await import('../server-compat.js');
   switch (version) {
     case '0.3':

@@ -8,7 +8,7 @@
 import type { Message, Part, StreamResponse, Task } from '../protocol/generated/types.js';
 import { isInterruptedState } from '../protocol/task-state.js';
 import type { A2AClient, CallOptions, Conversation, SendOptions } from './a2a-client.js';
-import { sendRequestOf } from './message-input.js';
+import { sendRequestOf } from './to-message.js';
 import { StreamOutcome } from './stream-outcome.js';
 
 /** Narrows an answer to a task. */

@@ -9,7 +9,7 @@
 import type { AgentCard } from '../protocol/generated/types.js';
 import { integerOption } from '../protocol/integer-option.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
-import { EXTENSIONS_HEADER, VERSION_HEADER } from '../protocol/service-parameters.js';
+import { EXTENSIONS_HEADER, VERSION_HEADER } from '../protocol/extensions-header.js';
 import { maxEventLengthOf } from '../protocol/sse-decoder.js';
 import { CURRENT_PROTOCOL_VERSION } from '../protocol/version.js';
 import type { ClientTls, ClientTransport } from '../bindings/client/client-transport.js';

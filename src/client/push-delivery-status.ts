@@ -12,7 +12,7 @@ import { CURRENT_PROTOCOL_VERSION } from '../protocol/version.js';
 import {
   pushDeliveryStatusPath,
   type PushDeliveryStatusJson,
-} from '../protocol/push-delivery-status.js';
+} from '../protocol/push-delivery-status-json.js';
 
 /** What {@link getPushDeliveryStatus} asks for. */
 export interface PushDeliveryStatusQuery {

@@ -32,7 +32,7 @@ import type {
 } from './a2a-client.js';
 import type { ClientCore } from './client-core.js';
 import { ClientConversation } from './conversation.js';
-import { sendRequestOf, toSendMessageRequest } from './message-input.js';
+import { sendRequestOf, toSendMessageRequest } from './to-message.js';
 import { StreamOutcome } from './stream-outcome.js';
 import { endsStream } from './stream-resume.js';
 

@@ -6,7 +6,7 @@
  * (servers, CLIs) get no CORS headers: they would be ignored.
  */
 
-import type { HeaderReader } from '../protocol/http-exchange.js';
+import type { HeaderReader } from '../bindings/server/http-exchange.js';
 import type { CorsOrigins } from './http-options.js';
 
 /** Request headers a browser client may send to an A2A server. */

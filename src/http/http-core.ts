@@ -40,7 +40,7 @@ import type {
 } from '../bindings/server/server-binding.js';
 import { jsonMediaTypeFor } from '../bindings/server/http-media.js';
 import { limitRefusal } from '../bindings/server/server-call.js';
-import type { HttpRequest, HttpResponse } from '../protocol/http-exchange.js';
+import type { HttpRequest, HttpResponse } from '../bindings/server/http-exchange.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
 import { LimitExceededError } from '../runtime/call-limit-options.js';
 import type { AgentInterface } from '../protocol/generated/types.js';

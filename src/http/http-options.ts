@@ -4,7 +4,7 @@
  * {@link ConfigurationError} naming the option instead of a broken request later.
  */
 
-import { DEFAULT_RPC_PATH, jsonRpcBinding } from '../bindings/jsonrpc/jsonrpc-http.js';
+import { jsonRpcBinding } from '../bindings/jsonrpc/jsonrpc-http.js';
 import { restBinding } from '../bindings/rest/rest-server.js';
 import {
   anonymousAuthenticator,
@@ -17,14 +17,13 @@ import {
   type FailedAuthenticationsOption,
 } from '../bindings/server/failed-authentication-limiter.js';
 import type { ServerBindingFactory } from '../bindings/server/server-binding.js';
-import type { ServerCompat } from '../bindings/server/server-compat.js';
+import { normalizeUrlPath } from '../bindings/server/url-path.js';
+import type { CompatLayer } from '../bindings/server/compat-layer.js';
 import type { AgentCard, AgentCardSignature, AgentInterface } from '../protocol/generated/types.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
 import { integerOption } from '../protocol/integer-option.js';
 import { silentLogger, type Logger } from '../runtime/logger.js';
 import type { A2ARequestHandler } from '../runtime/request-handler.js';
-
-export { DEFAULT_RPC_PATH };
 
 /** What signs agent cards: `createCardSigner` of `tandem/server` gives one. */
 export interface CardSignerLike {
@@ -36,12 +35,10 @@ export interface A2AAgentMount {
   /**
    * Where the agent lives: `''` (or `'/'`) for the root, else a path like `/agents/dice`. Its
    * card is served at `<path>/.well-known/agent-card.json`, each binding below it (JSON-RPC at
-   * `<path><rpcPath>`).
+   * `<path>/a2a` by default).
    */
   readonly path: string;
   readonly handler: A2ARequestHandler;
-  /** Overrides {@link A2AHandlerOptions.rpcPath} for this agent. */
-  readonly rpcPath?: string | undefined;
   /** Overrides {@link A2AHandlerOptions.bindings} for this agent. */
   readonly bindings?: readonly ServerBindingFactory[] | undefined;
   /**
@@ -66,11 +63,10 @@ export type CorsOrigins = '*' | readonly string[] | false;
 export interface A2AHandlerOptions {
   /** The agents to serve; at least one. */
   readonly agents: readonly A2AAgentMount[];
-  /** The JSON-RPC endpoint below each agent's path. Default `/a2a`. */
-  readonly rpcPath?: string | undefined;
   /**
    * The protocol bindings served for every agent, each declared in the agent card. Default: the
-   * JSON-RPC binding at `rpcPath`, then the HTTP+JSON binding at the agent's own path.
+   * JSON-RPC binding at `/a2a` (`jsonRpcBinding()`; `jsonRpcBinding({ path })` puts it elsewhere),
+   * then the HTTP+JSON binding at the agent's own path (`restBinding()`).
    */
   readonly bindings?: readonly ServerBindingFactory[] | undefined;
   /**
@@ -121,7 +117,7 @@ export interface A2AHandlerOptions {
    * Serves clients of an older protocol version too, e.g. `compatV03()` for A2A 0.3 (see
    * docs/compat-0.3.md). Default: 1.0 only.
    */
-  readonly compat?: ServerCompat | undefined;
+  readonly compat?: CompatLayer | undefined;
 }
 
 /** Options with defaults applied and values checked. */
@@ -140,7 +136,7 @@ export interface ResolvedHttpOptions {
   readonly logger: Logger;
   readonly cardMaxAgeSeconds: number;
   readonly corsOrigins: CorsOrigins;
-  readonly compat: ServerCompat | undefined;
+  readonly compat: CompatLayer | undefined;
 }
 
 /** An agent mount with normalized paths. */
@@ -160,19 +156,6 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 /** 5 minutes: cards change rarely, and a client revalidates cheaply with the ETag. */
 export const DEFAULT_CARD_MAX_AGE_SECONDS = 300;
-
-const PATH_PATTERN = /^(\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*$/;
-
-function normalizePath(option: string, value: string): string {
-  const path = value === '/' ? '' : value.endsWith('/') ? value.slice(0, -1) : value;
-  if (!PATH_PATTERN.test(path)) {
-    throw new ConfigurationError(
-      `${option} ${JSON.stringify(value)} is not a URL path; use '' for the root or a path ` +
-        `like '/agents/dice' (no query, no empty segments)`,
-    );
-  }
-  return path;
-}
 
 function resolvePublicUrl(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
@@ -212,19 +195,9 @@ export function resolveHttpOptions(options: A2AHandlerOptions): ResolvedHttpOpti
       'agents is empty; mount at least one agent: { path: "", handler }',
     );
   }
-  const defaultRpcPath = normalizePath('rpcPath', options.rpcPath ?? DEFAULT_RPC_PATH);
+  const defaultBindings = options.bindings ?? [jsonRpcBinding(), restBinding()];
   const agents = options.agents.map((agent, index) => {
-    const rpcPath =
-      agent.rpcPath === undefined
-        ? defaultRpcPath
-        : normalizePath(`agents[${index}].rpcPath`, agent.rpcPath);
-    if (rpcPath === '') {
-      throw new ConfigurationError(
-        `agents[${index}].rpcPath must not be empty: the JSON-RPC endpoint needs a path of its own, e.g. '/a2a'`,
-      );
-    }
-    const bindings = agent.bindings ??
-      options.bindings ?? [jsonRpcBinding({ path: rpcPath }), restBinding()];
+    const bindings = agent.bindings ?? defaultBindings;
     if (bindings.length === 0 && agent.interfaces === undefined) {
       throw new ConfigurationError(
         `agents[${index}] has no bindings and no interfaces: mount at least one, e.g. jsonRpcBinding()`,
@@ -234,7 +207,7 @@ export function resolveHttpOptions(options: A2AHandlerOptions): ResolvedHttpOpti
       throw new ConfigurationError(`agents[${index}].tenant must not be empty; omit it for none`);
     }
     return {
-      path: normalizePath(`agents[${index}].path`, agent.path),
+      path: normalizeUrlPath(`agents[${index}].path`, agent.path),
       handler: agent.handler,
       bindings,
       interfaces: interfacesOption(agent.interfaces),

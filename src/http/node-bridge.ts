@@ -15,7 +15,7 @@ import {
   type HttpResponse,
   type PeerIdentity,
   type SseSource,
-} from '../protocol/http-exchange.js';
+} from '../bindings/server/http-exchange.js';
 import type { Logger } from '../runtime/logger.js';
 import type { HttpCore } from './http-core.js';
 import { peerOf } from './peer-identity.js';

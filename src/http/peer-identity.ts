@@ -7,7 +7,7 @@
 
 import type { Socket } from 'node:net';
 import type { PeerCertificate as NodePeerCertificate, TLSSocket } from 'node:tls';
-import type { PeerCertificate, PeerIdentity } from '../protocol/http-exchange.js';
+import type { PeerCertificate, PeerIdentity } from '../bindings/server/http-exchange.js';
 
 function isTlsSocket(socket: Socket): socket is TLSSocket {
   return (socket as Partial<TLSSocket>).encrypted === true;

@@ -11,7 +11,7 @@
  * address is reachable from where such a request can come from, the wildcard is not.
  */
 
-import type { HttpRequest } from '../protocol/http-exchange.js';
+import type { HttpRequest } from '../bindings/server/http-exchange.js';
 
 /** A host, optionally with a port: a DNS name or IPv4 address, or a bracketed IPv6 address. */
 const HOST_PATTERN =

@@ -7,7 +7,12 @@
 
 import type { CallReport } from '../bindings/server/call-report.js';
 import type { StreamReport } from '../bindings/server/server-binding.js';
-import type { HttpRequest, HttpResponse, SseSink, SseSource } from '../protocol/http-exchange.js';
+import type {
+  HttpRequest,
+  HttpResponse,
+  SseSink,
+  SseSource,
+} from '../bindings/server/http-exchange.js';
 import { CallLog } from '../bindings/server/call-log.js';
 import type { Principal } from '../runtime/call-context.js';
 import type { Logger } from '../runtime/logger.js';

@@ -30,7 +30,6 @@ import { newUuid } from '../protocol/uuid.js';
 import type { Logger } from '../runtime/logger.js';
 import type { PushDeliveryStatus, PushNotifications } from '../runtime/push-notifications.js';
 import { engineOf, type TaskRuntime } from '../runtime/task-runtime.js';
-import { wholeNumberOption } from '../runtime/whole-number-option.js';
 import type { PushConfigRecord, StoredPushConfig, TaskPushStore } from '../stores/push-store.js';
 import type { TaskScope } from '../stores/task-store.js';
 import { DestinationPolicy } from './destination-policy.js';
@@ -48,30 +47,30 @@ export interface PushNotifierOptions {
    * Destinations admitted although private or local: host names (exactly), addresses (exactly)
    * or CIDR ranges. Default none: see `destination-policy.ts` for what is refused.
    */
-  readonly allow?: readonly string[];
+  readonly allow?: readonly string[] | undefined;
   /** How long a webhook has to answer: 10,000 to 30,000 ms (spec 4.3.3). Default 15,000. */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** Retry pacing: defaults base 1 s, max 5 min, failing after 10 failures, probe every 5 min. */
-  readonly retry?: Partial<RetryTiming>;
+  readonly retry?: Partial<RetryTiming> | undefined;
   /** Deliver only `task` snapshots and status updates. Default false. */
-  readonly statusOnly?: boolean;
+  readonly statusOnly?: boolean | undefined;
   /** Send consecutive chunks of one artifact as one `artifactUpdate`. Default false. */
-  readonly coalesceArtifacts?: boolean;
+  readonly coalesceArtifacts?: boolean | undefined;
   /** How host names are resolved (default: the system resolver). */
-  readonly resolver?: HostResolver;
+  readonly resolver?: HostResolver | undefined;
   /** How often to look for deliveries no process is making. Default 1,000 ms. */
-  readonly scanMs?: number;
+  readonly scanMs?: number | undefined;
   /** How long a claim on a config lasts without renewal (shared stores). Default 10,000 ms. */
-  readonly leaseMs?: number;
+  readonly leaseMs?: number | undefined;
   /**
    * The most push configs one task may have (spec 13.4: limits on resource use); creating one
    * more answers `UnsupportedOperationError` naming the limit and stores nothing, while replacing
    * a config by its id always works. Default 10.
    */
-  readonly maxConfigsPerTask?: number;
+  readonly maxConfigsPerTask?: number | undefined;
   /** Configs delivered at once by this process. Default 10,000. */
-  readonly maxWorkers?: number;
-  readonly logger?: Logger;
+  readonly maxWorkers?: number | undefined;
+  readonly logger?: Logger | undefined;
 }
 
 export type { PushDeliveryStatus } from '../runtime/push-notifications.js';
@@ -116,9 +115,10 @@ class RuntimePushNotifier implements PushNotifier {
     }
     const logger = (options.logger ?? engine.logger).child({ component: 'push' });
     this.#logger = logger;
-    this.#maxConfigs = wholeNumberOption(
+    this.#maxConfigs = integerOption(
       'maxConfigsPerTask',
       options.maxConfigsPerTask ?? DEFAULT_MAX_CONFIGS,
+      1,
     );
     const retry = options.retry ?? {};
     this.#dispatcher = new PushDispatcher({

@@ -1,8 +1,9 @@
 /**
  * The {@link AgentContext} an agent's `execute` receives: one object per execution, holding only
- * what the agent may see and calling the execution for what it may do. The execution itself, its
- * run and the store stay out of reach (they are held in a private field), so agent code can
- * neither write around the runtime's checks nor lean on its internals.
+ * what the agent may see and calling the execution, through its {@link ExecutionPort}, for what it
+ * may do. The execution itself, its run and the store stay out of reach (the port is held in a
+ * private field), so agent code can neither write around the runtime's checks nor lean on its
+ * internals.
  */
 
 import type { Artifact, Message, Task } from '../protocol/generated/types.js';
@@ -16,7 +17,7 @@ import type {
 } from './agent.js';
 import { artifactOf, type MessageContent } from './agent-content.js';
 import { ExecutionArtifactStream } from './artifact-stream.js';
-import type { TaskExecution } from './task-execution.js';
+import type { ExecutionPort } from './execution-port.js';
 
 /** The context of one execution. */
 export class ExecutionContext implements AgentContext {
@@ -28,9 +29,9 @@ export class ExecutionContext implements AgentContext {
   readonly extensions: readonly string[];
   readonly acceptedOutputModes: readonly string[] | undefined;
   readonly metadata: Struct | undefined;
-  readonly #execution: TaskExecution;
+  readonly #execution: ExecutionPort;
 
-  constructor(execution: TaskExecution) {
+  constructor(execution: ExecutionPort) {
     const { init } = execution;
     this.#execution = execution;
     this.message = init.message;
@@ -43,10 +44,6 @@ export class ExecutionContext implements AgentContext {
     this.metadata = init.metadata;
   }
 
-  get requestMetadata(): Struct | undefined {
-    return this.metadata;
-  }
-
   get text(): string {
     let text = '';
     for (const part of this.message.parts) {
@@ -56,7 +53,7 @@ export class ExecutionContext implements AgentContext {
   }
 
   get signal(): AbortSignal {
-    return this.#execution.run.signal;
+    return this.#execution.signal;
   }
 
   contextTasks(options: { limit?: number } = {}): Promise<Task[]> {

@@ -127,8 +127,6 @@ export interface AgentContext {
   readonly acceptedOutputModes: readonly string[] | undefined;
   /** The request's `metadata`, if any. */
   readonly metadata: Struct | undefined;
-  /** @deprecated The same as {@link metadata}. */
-  readonly requestMetadata: Struct | undefined;
   /** Fires when the task is canceled or the server shuts down. */
   readonly signal: AbortSignal;
 
@@ -218,7 +216,7 @@ export interface AgentDefinition {
    * The extended card returned by `GetExtendedAgentCard` (spec 3.1.11); declare
    * `capabilities.extendedAgentCard` to offer it.
    */
-  readonly extendedCard?: AgentCardInput;
+  readonly extendedCard?: AgentCardInput | undefined;
 }
 
 /** Declares an agent. Identity function that gives agent code full type inference. */

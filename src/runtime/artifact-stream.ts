@@ -12,14 +12,14 @@ import { UsageError, asError } from '../protocol/local-errors.js';
 import { newUuid } from '../protocol/uuid.js';
 import type { ArtifactStream, ArtifactStreamOptions, ArtifactUpdateOptions } from './agent.js';
 import { artifactOf, type MessageContent } from './agent-content.js';
-import type { TaskExecution } from './task-execution.js';
+import type { ExecutionPort } from './execution-port.js';
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
 /** The artifact stream of one execution. */
 export class ExecutionArtifactStream implements ArtifactStream {
   readonly artifactId: string;
-  readonly #execution: TaskExecution;
+  readonly #execution: ExecutionPort;
   /** What the first chunk carries: the artifact's fields. */
   readonly #first: ArtifactUpdateOptions;
   /** What every later chunk carries: the artifact's id. */
@@ -30,7 +30,7 @@ export class ExecutionArtifactStream implements ArtifactStream {
   #written = 0;
   #ended = false;
 
-  constructor(execution: TaskExecution, options: ArtifactStreamOptions) {
+  constructor(execution: ExecutionPort, options: ArtifactStreamOptions) {
     this.#execution = execution;
     this.artifactId = options.artifactId ?? newUuid();
     this.#appendFirst = options.append === true;
@@ -83,11 +83,7 @@ export class ExecutionArtifactStream implements ArtifactStream {
     const append = this.#written > 0 || this.#appendFirst;
     this.#written++;
     // The outcome (applied, or dropped after a cancel) is nothing the producer acts on.
-    return this.#execution.emitArtifact(
-      chunk,
-      append,
-      lastChunk,
-    ) as Promise<unknown> as Promise<void>;
+    return this.#execution.emitArtifact(chunk, append, lastChunk) as Promise<void>;
   }
 
   #afterEnd(method: string): UsageError {

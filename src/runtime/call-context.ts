@@ -9,7 +9,10 @@
  * principal and the tenant, as `ctx.caller` (the `Caller` type of the agent API).
  */
 
-/** The authenticated caller. Until authentication lands, every caller is {@link ANONYMOUS}. */
+/**
+ * The authenticated caller, as the server's identity hook decided; {@link ANONYMOUS} when the
+ * server authenticates no one or the call carried no credentials.
+ */
 export interface Principal {
   /** Stable identifier of the caller; tasks are owned by it. */
   readonly id: string;
@@ -38,7 +41,7 @@ export interface CallContext {
    */
   readonly afterSeq?: number | undefined;
   /** Fires when the client goes away; never cancels the task itself. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /**
    * The client's network address, when the transport knows it: per-address limits apply to
    * anonymous callers, who share one principal.
@@ -53,7 +56,7 @@ export function createCallContext(init: Partial<CallContext> = {}): CallContext 
     tenant: init.tenant ?? '',
     requestedExtensions: init.requestedExtensions ?? [],
     protocolVersion: init.protocolVersion ?? '1.0',
-    ...(init.afterSeq === undefined ? {} : { afterSeq: init.afterSeq }),
-    ...(init.signal === undefined ? {} : { signal: init.signal }),
+    afterSeq: init.afterSeq,
+    signal: init.signal,
   };
 }

@@ -14,23 +14,24 @@ import { DEFAULT_TASK_CONTENT_LIMITS, type TaskContentLimits } from './task-cont
  */
 export interface CallLimitsOptions extends TaskContentLimits {
   /** Operations per minute. Default 1,200 (20/s sustained, bursts of 1,200). */
-  readonly requestsPerMinute?: number;
+  readonly requestsPerMinute?: number | undefined;
   /** New tasks (messages that do not continue a task) per minute. Default 300. */
-  readonly tasksPerMinute?: number;
+  readonly tasksPerMinute?: number | undefined;
   /** Streams open at once. Default 64. */
-  readonly concurrentStreams?: number;
+  readonly concurrentStreams?: number | undefined;
   /** Parts in one message. Default 256. */
-  readonly partsPerMessage?: number;
+  readonly partsPerMessage?: number | undefined;
 }
 
 /** The defaults: generous for honest clients, a ceiling for runaway ones. */
-export const DEFAULT_CALL_LIMITS: Required<CallLimitsOptions> = Object.freeze({
-  requestsPerMinute: 1_200,
-  tasksPerMinute: 300,
-  concurrentStreams: 64,
-  partsPerMessage: 256,
-  ...DEFAULT_TASK_CONTENT_LIMITS,
-});
+export const DEFAULT_CALL_LIMITS: { readonly [K in keyof CallLimitsOptions]-?: number } =
+  Object.freeze({
+    requestsPerMinute: 1_200,
+    tasksPerMinute: 300,
+    concurrentStreams: 64,
+    partsPerMessage: 256,
+    ...DEFAULT_TASK_CONTENT_LIMITS,
+  });
 
 /**
  * The name of a limit: an option of {@link CallLimitsOptions}, or `failedAuthentications`, the

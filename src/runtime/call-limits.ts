@@ -43,15 +43,17 @@ import type { TaskContentLimits } from './task-content-limits.js';
 import type { Logger } from './logger.js';
 import type { A2ARequestHandler, EventStream } from './request-handler.js';
 import { TokenBuckets } from './token-buckets.js';
-import { wholeNumberOption } from './whole-number-option.js';
+import { integerOption } from '../protocol/integer-option.js';
 
 export type { CallLimitsOptions };
 
 /** The limits this layer enforces (the task content limits are the runtime's). */
-type CallerLimits = Required<Omit<CallLimitsOptions, keyof TaskContentLimits>>;
+type CallerLimits = {
+  readonly [K in Exclude<keyof CallLimitsOptions, keyof TaskContentLimits>]-?: number;
+};
 
 function positive(name: keyof CallLimitsOptions, value: number): number {
-  return wholeNumberOption(`limits.${name}`, value);
+  return integerOption(`limits.${name}`, value, 1);
 }
 
 /** The key a caller is limited by. */
@@ -63,7 +65,7 @@ function callerKey(call: CallContext): string {
 /**
  * Wraps `handler` with the limits.
  *
- * @throws ConfigurationError for a limit that is not a whole number of at least 1.
+ * @throws ConfigurationError for a limit that is not a positive integer.
  */
 export function withCallLimits(
   handler: A2ARequestHandler,

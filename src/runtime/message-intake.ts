@@ -19,7 +19,7 @@ import type { TaskRun } from './task-run.js';
 import type { TaskRuntimeEngine } from './task-runtime.js';
 import { newTimeOrderedUuid } from '../protocol/uuid.js';
 import { messageInTask } from '../protocol/copies.js';
-import { TaskBudget, type TaskContentLimits } from './task-content-limits.js';
+import { TaskBudget, type TaskContentLimitValues } from './task-content-limits.js';
 
 /** What admission needs from the agent's request handler. */
 export interface IntakeContext {
@@ -31,7 +31,7 @@ export interface IntakeContext {
   /** How long a message to an interrupted task waits for the previous execution to return. */
   readonly resumeWaitMs: number;
   /** What one task may hold; unlimited when absent. */
-  readonly contentLimits?: Required<TaskContentLimits>;
+  readonly contentLimits?: TaskContentLimitValues | undefined;
 }
 
 /** The caller, as admission sees it. */

@@ -19,38 +19,38 @@ export interface RequestHandlerOptions {
    * store (see `createTaskRuntime`). Defaults to a runtime over `store`, started at once and
    * closed with the handler.
    */
-  readonly runtime?: TaskRuntime;
+  readonly runtime?: TaskRuntime | undefined;
   /**
    * Where tasks live, when no `runtime` is given. `tandem/server`'s `createRequestHandler`
    * defaults it to a new `MemoryTaskStore`.
    */
-  readonly store?: TaskStore;
+  readonly store?: TaskStore | undefined;
   /** The namespace of this agent's tasks in a shared store. Defaults to the card's name. */
-  readonly agentName?: string;
-  readonly logger?: Logger;
+  readonly agentName?: string | undefined;
+  readonly logger?: Logger | undefined;
   /** Live events a stream holds in memory before it catches up from the store. Default 256. */
-  readonly streamBufferSize?: number;
+  readonly streamBufferSize?: number | undefined;
   /**
    * How long a message to an interrupted task waits for the previous execution to return (here,
    * or on the replica holding its lease). Default 5 s.
    */
-  readonly resumeWaitMs?: number;
+  readonly resumeWaitMs?: number | undefined;
   /**
    * Abuse limits per caller (requests and new tasks per minute, open streams, parts per message;
    * see `CallLimitsOptions`), answered HTTP 429 / gRPC RESOURCE_EXHAUSTED, and per task (artifact
    * bytes, kept history; see `TaskContentLimits`). `{}` applies the defaults; absent, none apply
    * (`tandem serve` turns them on by default).
    */
-  readonly limits?: CallLimitsOptions;
+  readonly limits?: CallLimitsOptions | undefined;
   /**
    * Push notifications (`createPushNotifications` over the same runtime): the push operations
    * and inline configs work, and the card says `capabilities.pushNotifications: true`. Absent,
    * they answer `PushNotificationNotSupportedError`.
    */
-  readonly push?: PushNotifications;
+  readonly push?: PushNotifications | undefined;
   /**
    * Grants callers more than their own tasks (see `TaskAccessPolicy`): only reads, only within
    * the caller's tenant. Absent, every caller reads its own tasks only.
    */
-  readonly accessPolicy?: TaskAccessPolicy;
+  readonly accessPolicy?: TaskAccessPolicy | undefined;
 }

@@ -20,18 +20,21 @@ import { LocalError } from '../protocol/local-errors.js';
 import { isTerminalState } from '../protocol/task-state.js';
 import type { TaskChange } from './task-changes.js';
 import { targetStateOf } from './task-changes.js';
-import { wholeNumberOption } from './whole-number-option.js';
+import { integerOption } from '../protocol/integer-option.js';
 
 /** What one task may hold. */
 export interface TaskContentLimits {
   /** Bytes of artifact parts written to one task. Default 64 MiB. */
-  readonly artifactBytesPerTask?: number;
+  readonly artifactBytesPerTask?: number | undefined;
   /** Messages kept in one task's history (the client's and the agent's). Default 1,000. */
-  readonly historyLength?: number;
+  readonly historyLength?: number | undefined;
 }
 
+/** Every content limit, set. */
+export type TaskContentLimitValues = { readonly [K in keyof TaskContentLimits]-?: number };
+
 /** The defaults: far beyond a conversation, far below what hurts a store. */
-export const DEFAULT_TASK_CONTENT_LIMITS: Required<TaskContentLimits> = Object.freeze({
+export const DEFAULT_TASK_CONTENT_LIMITS: TaskContentLimitValues = Object.freeze({
   artifactBytesPerTask: 64 * 1024 * 1024,
   historyLength: 1_000,
 });
@@ -71,23 +74,23 @@ function artifactBytes(artifacts: readonly Artifact[] | undefined): number {
 
 /** What a task holds, as its limits count it; checks each change of its run against them. */
 export class TaskBudget {
-  readonly #limits: Required<TaskContentLimits>;
+  readonly #limits: TaskContentLimitValues;
   #history: number;
   #artifactBytes: number;
 
-  private constructor(limits: Required<TaskContentLimits>, history: number, bytes: number) {
+  private constructor(limits: TaskContentLimitValues, history: number, bytes: number) {
     this.#limits = limits;
     this.#history = history;
     this.#artifactBytes = bytes;
   }
 
   /** The budget of a task about to be created with the client's first message. */
-  static forNewTask(limits: Required<TaskContentLimits>): TaskBudget {
+  static forNewTask(limits: TaskContentLimitValues): TaskBudget {
     return new TaskBudget(limits, 1, 0);
   }
 
   /** The budget of a stored task (its whole history and artifacts). */
-  static forTask(limits: Required<TaskContentLimits>, task: Task): TaskBudget {
+  static forTask(limits: TaskContentLimitValues, task: Task): TaskBudget {
     return new TaskBudget(limits, task.history?.length ?? 0, artifactBytes(task.artifacts));
   }
 
@@ -127,14 +130,14 @@ export class TaskBudget {
 /**
  * The limits `options` asks for, with the defaults for those it leaves out.
  *
- * @throws ConfigurationError for a limit that is not a whole number of at least 1.
+ * @throws ConfigurationError for a limit that is not a positive integer.
  */
-export function taskContentLimitsOf(options: TaskContentLimits): Required<TaskContentLimits> {
+export function taskContentLimitsOf(options: TaskContentLimits): TaskContentLimitValues {
   const limits = { ...DEFAULT_TASK_CONTENT_LIMITS };
   for (const name of ['artifactBytesPerTask', 'historyLength'] as const) {
     const value = options[name];
     if (value === undefined) continue;
-    limits[name] = wholeNumberOption(`limits.${name}`, value);
+    limits[name] = integerOption(`limits.${name}`, value, 1);
   }
   return limits;
 }

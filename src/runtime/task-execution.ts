@@ -21,9 +21,10 @@ import {
   isTerminalState,
 } from '../protocol/task-state.js';
 import type { TaskScope, TaskStore } from '../stores/task-store.js';
-import type { AgentDefinition, Caller } from './agent.js';
+import type { AgentDefinition } from './agent.js';
 import { ExecutionContext } from './agent-context.js';
 import { agentMessageOf, type MessageContent } from './agent-content.js';
+import type { ExecutionInput, ExecutionPort } from './execution-port.js';
 import type { Logger } from './logger.js';
 import { artifactChange, statusChange } from './task-changes.js';
 import { TaskContentLimitError } from './task-content-limits.js';
@@ -38,28 +39,20 @@ export type ExecutionOutcome =
   | { readonly kind: 'refused'; readonly error: A2AError };
 
 /** Everything an execution needs to start. */
-export interface TaskExecutionInit {
+export interface TaskExecutionInit extends ExecutionInput {
   readonly agent: AgentDefinition;
   /** The run of the task: begun for a new task, or already resumed for one that continues. */
   readonly run: TaskRun;
   readonly store: TaskStore;
   readonly logger: Logger;
   readonly scope: TaskScope;
-  readonly caller: Caller;
-  /** The incoming message, already given its `taskId` and `contextId`. */
-  readonly message: Message;
-  /** The continued task as it is after the resume; `undefined` for a new task. */
-  readonly task: Task | undefined;
-  readonly extensions: readonly string[];
-  readonly acceptedOutputModes: readonly string[] | undefined;
-  readonly metadata: Struct | undefined;
 }
 
 const SAFE_FAILURE = 'The agent failed while working on this task.';
 const LOST_TURN = 'The agent stopped before the task could wait for input; it did not finish.';
 
 /** An execution of the agent for one message. */
-export class TaskExecution {
+export class TaskExecution implements ExecutionPort {
   readonly init: TaskExecutionInit;
   readonly run: TaskRun;
   readonly taskId: string;
@@ -89,6 +82,10 @@ export class TaskExecution {
     this.finished = new Promise((resolve) => {
       this.#resolveFinished = resolve;
     });
+  }
+
+  get signal(): AbortSignal {
+    return this.run.signal;
   }
 
   /** The task this message continues, after the resume; `undefined` for a new task. */

@@ -31,14 +31,14 @@ import { waitAtMost } from './wait-at-most.js';
 /** Options of {@link createTaskRuntime}. */
 export interface TaskRuntimeOptions {
   readonly store: TaskStore;
-  readonly logger?: Logger;
+  readonly logger?: Logger | undefined;
   /**
    * Upper bound on the time before a task whose process died is failed by another replica.
    * Default 30 s. Leases last 80% of it; the sweeper runs every 20%.
    */
-  readonly orphanTimeoutMs?: number;
+  readonly orphanTimeoutMs?: number | undefined;
   /** This process's identity in leases. Defaults to a random UUID. */
-  readonly holderId?: string;
+  readonly holderId?: string | undefined;
 }
 
 /**

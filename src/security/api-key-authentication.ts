@@ -23,9 +23,9 @@ export type ApiKeyLocation = 'header' | 'query' | 'cookie';
 export interface ApiKeyOptions {
   readonly keys: CredentialList;
   /** Default `header`. */
-  readonly location?: ApiKeyLocation;
+  readonly location?: ApiKeyLocation | undefined;
   /** The header, query parameter or cookie name. Default `X-API-Key`. */
-  readonly name?: string;
+  readonly name?: string | undefined;
 }
 
 const TOKEN_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;

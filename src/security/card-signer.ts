@@ -30,9 +30,9 @@ export interface CardSignerOptions {
   /** The private key: PEM (PKCS#8, or SEC1/PKCS#1 as Node reads them) or a Node `KeyObject`. */
   readonly privateKey: string | KeyObject;
   /** Default: the RFC 7638 thumbprint of the public key. */
-  readonly kid?: string;
+  readonly kid?: string | undefined;
   /** The URL of a JWKS holding the public key, named in the protected header. */
-  readonly jku?: string;
+  readonly jku?: string | undefined;
 }
 
 function algorithmOf(key: KeyObject): CardSigningAlgorithm {

@@ -38,25 +38,25 @@ export const JWT_ALGORITHMS: readonly string[] = [
 /** Options of {@link jwtAuthentication}. */
 export interface JwtOptions {
   /** The issuer's JWKS. Either this (with `issuer`) or `oidcIssuer`. */
-  readonly jwksUrl?: string;
+  readonly jwksUrl?: string | undefined;
   /** An OpenID Connect issuer: its discovery document names the JWKS (and the issuer). */
-  readonly oidcIssuer?: string;
+  readonly oidcIssuer?: string | undefined;
   /** The expected `iss`; default the discovered issuer. */
-  readonly issuer?: string;
+  readonly issuer?: string | undefined;
   /** The expected `aud` (any one of them). */
   readonly audience: string | readonly string[];
   /** Scopes every token must carry (`scope` claim, space-separated, or `scp` array). */
-  readonly scopes?: readonly string[];
+  readonly scopes?: readonly string[] | undefined;
   /** Tolerated clock skew for `exp`/`nbf`/`iat`, in seconds. Default 30. */
-  readonly clockToleranceSeconds?: number;
+  readonly clockToleranceSeconds?: number | undefined;
   /**
    * The least time between two JWKS fetches, in ms: a token naming a key the cached JWKS lacks
    * makes it fetch the JWKS again (the issuer rotated its keys) only after this long, so that
    * tokens with made-up key ids cannot make this server flood the issuer. Default 30,000.
    */
-  readonly jwksCooldownMs?: number;
+  readonly jwksCooldownMs?: number | undefined;
   /** The `fetch` for discovery and the JWKS (tests, proxies). Default the global one. */
-  readonly fetch?: typeof fetch;
+  readonly fetch?: typeof fetch | undefined;
 }
 
 interface Verifier {

@@ -6,7 +6,7 @@
  */
 
 import { AuthenticationError } from '../bindings/server/authentication.js';
-import type { PeerCertificate } from '../protocol/http-exchange.js';
+import type { PeerCertificate } from '../bindings/server/http-exchange.js';
 import type { ServerAuthentication } from './server-authentication.js';
 
 /** The card's name of the scheme. */

@@ -6,7 +6,7 @@
  */
 
 import { ConfigurationError } from '../protocol/local-errors.js';
-import { MemoryTaskStore } from './memory-task-store.js';
+import { MemoryTaskStore } from './memory/memory-task-store.js';
 import type { TaskStore } from './task-store.js';
 
 /** A parsed store description. */
@@ -78,7 +78,7 @@ export interface OpenTaskStoreOptions {
    * Receives background failures of the store: a dropped PostgreSQL listener connection, a failed
    * flush of the SQLite WAL.
    */
-  readonly onError?: (error: Error) => void;
+  readonly onError?: ((error: Error) => void) | undefined;
 }
 
 /** Opens the store a description names, creating or migrating its schema as needed. */

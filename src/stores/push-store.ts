@@ -23,7 +23,7 @@
 
 import type { AuthenticationInfo } from '../protocol/generated/types.js';
 import { InvalidTaskWriteError } from '../protocol/local-errors.js';
-import type { TaskScope } from './task-store.js';
+import type { TaskScope } from './task-scope.js';
 
 /** A push notification config as stored (the wire config without its tenant). */
 export interface PushConfigRecord {

@@ -16,15 +16,14 @@
  * - {@link TaskStore.leases} — which process runs which task, and the tasks whose process died;
  * - {@link TaskStore.retention} — the purge of finished tasks;
  * - {@link TaskStore.changeFeed} — only on a store shared by several processes: the appends made
- *   by the others.
- *
- * What the runtime does with a store follows from two declarations, never from its shape:
- * {@link TaskStore.topology} (one process, or several) and {@link TaskStore.pipelinedAppends}.
- *
+ *   by the others;
  * - {@link TaskStore.push} — the push notification configs of each task (scoped to its owner and
  *   tenant like the task, and deleted with it) and their delivery state; the outbox of pending
  *   deliveries is the event log after each config's delivered position, so an event and its
  *   deliveries are stored together or not at all (see `push-store.ts`).
+ *
+ * What the runtime does with a store follows from two declarations, never from its shape:
+ * {@link TaskStore.topology} (one process, or several) and {@link TaskStore.pipelinedAppends}.
  *
  * @example A store plugs into the runtime, which every agent served from it shares:
  * ```ts
@@ -38,39 +37,13 @@
 import type { StreamResponse, Task, TaskState } from '../protocol/generated/types.js';
 import type { TaskMutation, TaskViewOptions } from '../protocol/task-projection.js';
 import type { PushConfigRecord, TaskPushStore } from './push-store.js';
+import type { TaskReadScope, TaskScope } from './task-scope.js';
 
 /** A push config as stored; part of a task creation when given with the message (see `push-store.ts`). */
 export type { PushConfigRecord } from './push-store.js';
+export type { TaskReadScope, TaskScope } from './task-scope.js';
 
 export type { TaskMutation, TaskViewOptions } from '../protocol/task-projection.js';
-
-/**
- * Who may see a task: the agent that owns it, the tenant and the principal that created it.
- *
- * The runtime hands a store the same frozen scope object for every call it makes on behalf of
- * one (agent, tenant, owner), for as long as the agent is served. A store may use that identity
- * as a shortcut — the memory store remembers, in a `WeakMap`, the key it derived from a scope
- * object, so that creating a task does not build the key string again — but must treat two equal
- * scopes as the same scope whatever their identity: tests, tools and other processes pass their
- * own objects.
- */
-export interface TaskScope {
-  readonly agent: string;
-  readonly tenant: string;
-  readonly owner: string;
-}
-
-/**
- * Where a read looks: a {@link TaskScope}, or — with `owner: null` — the tasks of every owner of
- * the agent and tenant. Only an operator's access policy widens a read so (see
- * `TaskAccessPolicy`); a caller's own reads always name its owner. Writes always take a
- * {@link TaskScope}.
- */
-export interface TaskReadScope {
-  readonly agent: string;
-  readonly tenant: string;
-  readonly owner: string | null;
-}
 
 /** One entry of a task's event log. */
 export interface TaskLogEntry {

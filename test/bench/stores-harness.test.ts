@@ -61,7 +61,7 @@ describe('bench/stores.mjs --quick', () => {
 
   beforeAll(async () => {
     expect(
-      existsSync(join(ROOT, 'dist/stores/memory-task-store.js')),
+      existsSync(join(ROOT, 'dist/stores/memory/memory-task-store.js')),
       'build Tandem first: npm run build',
     ).toBe(true);
     dir = mkdtempSync(join(tmpdir(), 'tandem-bench-stores-test-'));

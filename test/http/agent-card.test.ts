@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createHttpCore } from '../../src/http/http-core.js';
 import { ifNoneMatchMatches } from '../../src/http/agent-card-route.js';
 import { ConfigurationError, parseMessage, type AgentCard } from '../../src/index.js';
-import { defineAgent } from '../../src/server.js';
+import { defineAgent, jsonRpcBinding, restBinding } from '../../src/server.js';
 import { extensionAgent, handlerFor, startServer, testAgent } from './support.js';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
@@ -214,7 +214,11 @@ describe('several agents', () => {
     return startServer({
       agents: [
         { path: '/agents/test', handler: handlerFor(testAgent) },
-        { path: '/agents/ext', handler: handlerFor(extensionAgent), rpcPath: '/rpc' },
+        {
+          path: '/agents/ext',
+          handler: handlerFor(extensionAgent),
+          bindings: [jsonRpcBinding({ path: '/rpc' }), restBinding()],
+        },
       ],
     });
   }

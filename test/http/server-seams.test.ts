@@ -12,7 +12,7 @@ import {
   type ServerBindingFactory,
 } from '../../src/server.js';
 import { defineAgent } from '../../src/runtime/agent.js';
-import { createRequestHandler } from '../../src/create-request-handler.js';
+import { createRequestHandler } from '../../src/compose/create-request-handler.js';
 import { A2A_HEADERS, call, messageParams, startServer } from './support.js';
 
 /** Records the principal of every execution. */

@@ -12,7 +12,7 @@ import {
 import type { A2AAgentMount } from '../../src/http/http-options.js';
 import { SseDecoder, type SseEvent } from '../../src/protocol/sse-decoder.js';
 import type { AgentDefinition } from '../../src/runtime/agent.js';
-import { createRequestHandler } from '../../src/create-request-handler.js';
+import { createRequestHandler } from '../../src/compose/create-request-handler.js';
 import { testAgent } from '../support/agents.js';
 import type { A2ARequestHandler } from '../../src/runtime/request-handler.js';
 

@@ -163,7 +163,7 @@ describe('the configs-per-task limit', () => {
     );
     const runtime = createTaskRuntime({ store: new MemoryTaskStore() });
     expect(() => createPushNotifier({ runtime, maxConfigsPerTask: 0 })).toThrow(
-      /maxConfigsPerTask must be a whole number of at least 1/,
+      /maxConfigsPerTask must be a positive integer; got/,
     );
     await runtime.close();
   });

@@ -206,14 +206,14 @@ describe('AgentContext', () => {
     });
   });
 
-  it('gives the request metadata as metadata, and as its deprecated alias', async () => {
-    let seen: unknown[] = [];
+  it('gives the request metadata as metadata', async () => {
+    let seen: unknown;
     const handler = createRequestHandler({
       agent: agentDoing((ctx) => {
-        seen = [ctx.metadata, ctx.requestMetadata];
+        seen = ctx.metadata;
       }),
     });
     await handler.sendMessage(call, { ...userText('go'), metadata: { trace: 't-1' } });
-    expect(seen).toEqual([{ trace: 't-1' }, { trace: 't-1' }]);
+    expect(seen).toEqual({ trace: 't-1' });
   });
 });

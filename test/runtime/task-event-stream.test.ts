@@ -11,7 +11,7 @@ import { silentLogger } from '../../src/runtime/logger.js';
 import { streamEvent, type StreamEvent } from '../../src/runtime/stream-event.js';
 import { TaskEventHub } from '../../src/runtime/task-event-hub.js';
 import { TaskEventStream } from '../../src/runtime/task-event-stream.js';
-import { MemoryTaskStore } from '../../src/stores/memory-task-store.js';
+import { MemoryTaskStore } from '../../src/stores/memory/memory-task-store.js';
 import type { TaskStore } from '../../src/stores/task-store.js';
 import { createTask, type TaskWriter } from '../stores/contract/builders.js';
 import { deferred, within } from '../support/sync.js';

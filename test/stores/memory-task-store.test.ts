@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryTaskStore } from '../../src/stores/memory-task-store.js';
+import { MemoryTaskStore } from '../../src/stores/memory/memory-task-store.js';
 import { T0, createTask, message } from './contract/builders.js';
 import { describeTaskStoreContract } from './task-store-contract.js';
 

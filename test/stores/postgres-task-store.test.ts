@@ -16,7 +16,7 @@ import type {
   Task,
   TaskState,
 } from '../../src/protocol/generated/types.js';
-import { MemoryTaskStore } from '../../src/stores/memory-task-store.js';
+import { MemoryTaskStore } from '../../src/stores/memory/memory-task-store.js';
 import { PostgresTaskStore } from '../../src/stores/postgres/postgres-task-store.js';
 import type {
   AppendRequest,

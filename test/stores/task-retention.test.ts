@@ -1,6 +1,6 @@
 /** Retention: finished tasks older than the age are purged in batches; everything else stays. */
 import { describe, expect, it } from 'vitest';
-import { MemoryTaskStore } from '../../src/stores/memory-task-store.js';
+import { MemoryTaskStore } from '../../src/stores/memory/memory-task-store.js';
 import { purgeExpiredTasks, startRetention } from '../../src/stores/task-retention.js';
 import type { TaskState } from '../../src/index.js';
 import type { TaskScope } from '../../src/server.js';

@@ -12,7 +12,7 @@ import type { Metadata, ServerUnaryCall } from '@grpc/grpc-js';
 
 /** What every kind of server call has (grpc-js does not export its name for it). */
 type ServerSurfaceCall = Omit<ServerUnaryCall<unknown, unknown>, 'request'>;
-import type { HeaderReader, PeerCertificate, PeerIdentity } from '../../protocol/http-exchange.js';
+import type { HeaderReader, PeerCertificate, PeerIdentity } from '../server/http-exchange.js';
 import type { SignalSource } from '../server/server-call.js';
 
 /** gRPC metadata read like request headers: several values of one key are joined with `, `. */

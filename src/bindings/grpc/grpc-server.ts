@@ -30,6 +30,7 @@ import {
 } from '@grpc/grpc-js';
 import { InvalidParamsError } from '../../protocol/errors.js';
 import type { AgentInterface } from '../../protocol/generated/types.js';
+import { integerOption } from '../../protocol/integer-option.js';
 import { ConfigurationError } from '../../protocol/local-errors.js';
 import { GRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import { CURRENT_PROTOCOL_VERSION } from '../../protocol/version.js';
@@ -105,7 +106,7 @@ export interface A2AGrpcServerOptions {
   readonly interceptors?: readonly ServerInterceptor[] | undefined;
   /**
    * A service of an older protocol version served beside `lf.a2a.v1.A2AService` over the same
-   * agents (`compatV03().grpc`: `a2a.v1.A2AService` of A2A 0.3); the agents' cards list its
+   * agents (`v03GrpcService()`: `a2a.v1.A2AService` of A2A 0.3); the agents' cards list its
    * interface too. Default: none.
    */
   readonly compat?: GrpcCompatService | undefined;
@@ -213,12 +214,12 @@ export function createGrpcServer(options: A2AGrpcServerOptions): A2AGrpcServer {
     );
   }
   const logger = options.logger ?? silentLogger;
-  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  if (!Number.isInteger(maxMessageBytes) || maxMessageBytes < 1) {
-    throw new ConfigurationError(
-      `maxMessageBytes must be a positive integer, got ${maxMessageBytes}`,
-    );
-  }
+  const maxMessageBytes = integerOption(
+    'maxMessageBytes',
+    options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    1,
+    'bytes',
+  );
   const several = options.agents.length > 1;
   const entries: AgentEntry[] = options.agents.map((mount) => ({
     mount,

@@ -23,7 +23,8 @@ import {
   type HttpRequest,
   type HttpResponse,
   type PeerIdentity,
-} from '../../protocol/http-exchange.js';
+} from '../server/http-exchange.js';
+import { ConfigurationError } from '../../protocol/local-errors.js';
 import type { OperationName } from '../../protocol/operations.js';
 import { JSONRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import { CURRENT_PROTOCOL_VERSION } from '../../protocol/version.js';
@@ -41,6 +42,7 @@ import type {
   StreamReport,
 } from '../server/server-binding.js';
 import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
+import { normalizeUrlPath } from '../server/url-path.js';
 import { NULL_ID_TOKEN, errorEnvelope } from './jsonrpc-envelope.js';
 import {
   createJsonRpcHandler,
@@ -52,8 +54,8 @@ import {
 
 /** Options of {@link jsonRpcBinding}. */
 export interface JsonRpcBindingOptions {
-  /** The endpoint below each agent's path. Default {@link DEFAULT_RPC_PATH}. */
-  readonly path?: string;
+  /** The endpoint below each agent's path, e.g. `/rpc`; not empty. Default {@link DEFAULT_RPC_PATH}. */
+  readonly path?: string | undefined;
 }
 
 /** The JSON-RPC endpoint below an agent's path when none is configured. */
@@ -76,11 +78,18 @@ function refusalResponse(
 }
 
 /**
- * The JSON-RPC binding. The path is normalized by the server's options (`rpcPath`), which checks
- * it; a binding given here directly must use a path like `/a2a`.
+ * The JSON-RPC binding, at `options.path` below each agent's path.
+ *
+ * @throws ConfigurationError for a path that is not a URL path, or is empty: the JSON-RPC endpoint
+ *   needs a path of its own beside the agent's card and its other bindings.
  */
 export function jsonRpcBinding(options: JsonRpcBindingOptions = {}): ServerBindingFactory {
-  const path = options.path ?? DEFAULT_RPC_PATH;
+  const path = normalizeUrlPath('jsonRpcBinding path', options.path ?? DEFAULT_RPC_PATH);
+  if (path === '') {
+    throw new ConfigurationError(
+      "jsonRpcBinding path must not be empty: the JSON-RPC endpoint needs a path of its own, e.g. '/a2a'",
+    );
+  }
   return (context) => new JsonRpcHttpBinding(path, context);
 }
 

@@ -22,7 +22,7 @@ import {
   type A2AError,
 } from '../../protocol/errors.js';
 import type { AgentInterface } from '../../protocol/generated/types.js';
-import type { HeaderReader, PeerIdentity } from '../../protocol/http-exchange.js';
+import type { HeaderReader, PeerIdentity } from '../server/http-exchange.js';
 import { stringifyProtocolValue } from '../../protocol/json-text.js';
 import { OPERATION_NAMES, isOperationName, type OperationName } from '../../protocol/operations.js';
 import { JSONRPC_BINDING } from '../../protocol/protocol-bindings.js';

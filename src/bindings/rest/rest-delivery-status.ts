@@ -8,8 +8,8 @@
  */
 
 import { toHttpErrorBody } from '../../protocol/error-serialization.js';
-import type { PushDeliveryStatusJson } from '../../protocol/push-delivery-status.js';
-import type { HttpRequest, HttpResponse } from '../../protocol/http-exchange.js';
+import type { PushDeliveryStatusJson } from '../../protocol/push-delivery-status-json.js';
+import type { HttpRequest, HttpResponse } from '../server/http-exchange.js';
 import { HTTP_JSON_BINDING } from '../../protocol/protocol-bindings.js';
 import type { PushDeliveryStatus } from '../../runtime/push-notifications.js';
 import { deliveryStatusUnsupported } from '../../runtime/push-notifications.js';

@@ -26,7 +26,7 @@ import {
 } from '../../protocol/errors.js';
 import { toHttpErrorBody } from '../../protocol/error-serialization.js';
 import { messageDescriptors } from '../../protocol/generated/descriptors.js';
-import type { HttpRequest, HttpResponse } from '../../protocol/http-exchange.js';
+import type { HttpRequest, HttpResponse } from '../server/http-exchange.js';
 import { stringifyProtocolValue } from '../../protocol/json-text.js';
 import { operations, type OperationName } from '../../protocol/operations.js';
 import { decodeQueryParameters } from '../../protocol/query-parameters.js';
@@ -59,6 +59,7 @@ import {
   wireErrorOf,
 } from '../server/server-call.js';
 import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
+import { normalizeUrlPath } from '../server/url-path.js';
 import { SseEventStream, type SseFraming } from '../server/sse-event-stream.js';
 import { REST_ROUTES, pathVariablesOf, type RestRouteTemplate } from './rest-routes.js';
 import { deliveryStatusRoutes } from './rest-delivery-status.js';
@@ -77,12 +78,16 @@ function unsupportedMediaType(contentType: string): ContentTypeNotSupportedError
 /** Options of {@link restBinding}. */
 export interface RestBindingOptions {
   /** The interface's path below each agent's path. Default `''`: the agent's path itself. */
-  readonly path?: string;
+  readonly path?: string | undefined;
 }
 
-/** The HTTP+JSON/REST binding. */
+/**
+ * The HTTP+JSON/REST binding.
+ *
+ * @throws ConfigurationError for a path that is not a URL path.
+ */
 export function restBinding(options: RestBindingOptions = {}): ServerBindingFactory {
-  const path = options.path ?? '';
+  const path = normalizeUrlPath('restBinding path', options.path ?? '');
   return (context) => new RestHttpBinding(path, context);
 }
 
@@ -108,7 +113,7 @@ class RestFraming implements SseFraming {
 
 const FRAMING = new RestFraming();
 
-/** A refusal before the request was decoded (body too large, wrong media type). */
+/** The binding of one agent: its routes, each decoding its request into the shared pipeline. */
 class RestHttpBinding implements ServerBinding {
   readonly protocolBinding = HTTP_JSON_BINDING;
   readonly protocolVersion = CURRENT_PROTOCOL_VERSION;
@@ -239,6 +244,7 @@ class RestHttpBinding implements ServerBinding {
     return value;
   }
 
+  /** A refusal before the request was decoded (body too large, wrong media type). */
   #refused(operation: OperationName, refused: BodyRefusal, http: HttpRequest): BindingReply {
     const { status, error } = refused;
     const body = toHttpErrorBody(error);

@@ -16,7 +16,7 @@
  */
 
 import type { SecurityRequirement, SecurityScheme } from '../../protocol/generated/types.js';
-import type { HeaderReader, PeerIdentity } from '../../protocol/http-exchange.js';
+import type { HeaderReader, PeerIdentity } from './http-exchange.js';
 import { LocalError } from '../../protocol/local-errors.js';
 import { ANONYMOUS, type Principal } from '../../runtime/call-context.js';
 import type { LimitExceededError } from '../../runtime/call-limit-options.js';

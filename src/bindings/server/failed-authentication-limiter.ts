@@ -19,7 +19,7 @@
 
 import { LimitExceededError } from '../../runtime/call-limit-options.js';
 import { TokenBuckets } from '../../runtime/token-buckets.js';
-import { wholeNumberOption } from '../../runtime/whole-number-option.js';
+import { integerOption } from '../../protocol/integer-option.js';
 
 /** Options of {@link FailedAuthenticationLimiter}. */
 export interface FailedAuthenticationLimitOptions {
@@ -48,7 +48,7 @@ export type FailedAuthenticationsOption =
   FailedAuthenticationLimitOptions | FailedAuthenticationLimiter | false;
 
 function wholeNumber(name: keyof FailedAuthenticationLimitOptions, value: number): number {
-  return wholeNumberOption(`failedAuthentications.${name}`, value);
+  return integerOption(`failedAuthentications.${name}`, value, 1);
 }
 
 /** Failed authentications by peer address. */
@@ -57,7 +57,7 @@ export class FailedAuthenticationLimiter {
   readonly windowSeconds: number;
   readonly #buckets: TokenBuckets;
 
-  /** @throws ConfigurationError for a value that is not a whole number of at least 1. */
+  /** @throws ConfigurationError for a value that is not a positive integer. */
   constructor(options: FailedAuthenticationLimitOptions = {}) {
     this.maxFailures = wholeNumber(
       'maxFailures',

@@ -6,7 +6,7 @@
  */
 
 import { InvalidRequestError, type A2AError } from '../../protocol/errors.js';
-import { BODY_TOO_LARGE, type HttpRequest } from '../../protocol/http-exchange.js';
+import { BODY_TOO_LARGE, type HttpRequest } from './http-exchange.js';
 import type { Logger } from '../../runtime/logger.js';
 import { formatBytes, mediaTypeOf } from './http-media.js';
 

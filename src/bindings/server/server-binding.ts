@@ -11,7 +11,7 @@
  * (`server-call.ts`) and the identity hook (`authentication.ts`) instead.
  */
 
-import type { HttpRequest, HttpResponse } from '../../protocol/http-exchange.js';
+import type { HttpRequest, HttpResponse } from './http-exchange.js';
 import type { AgentInterface } from '../../protocol/generated/types.js';
 import type { Principal } from '../../runtime/call-context.js';
 import type { Logger } from '../../runtime/logger.js';

@@ -18,7 +18,7 @@ import {
   type A2AError,
 } from '../../protocol/errors.js';
 import type { AgentCard, AgentInterface } from '../../protocol/generated/types.js';
-import type { PeerIdentity } from '../../protocol/http-exchange.js';
+import type { PeerIdentity } from './http-exchange.js';
 import {
   operations,
   type OperationName,

@@ -12,11 +12,11 @@ import {
   parseProtocolVersion,
   type ProtocolVersion,
 } from '../../protocol/version.js';
-import type { HeaderReader } from '../../protocol/http-exchange.js';
+import type { HeaderReader } from './http-exchange.js';
 
 export type { HeaderReader };
 
-export { EXTENSIONS_HEADER } from '../../protocol/service-parameters.js';
+export { EXTENSIONS_HEADER } from '../../protocol/extensions-header.js';
 
 /** The versions this server answers; anything else is `VersionNotSupportedError` (spec 3.6.2). */
 export const SUPPORTED_VERSIONS: readonly string[] = [CURRENT_PROTOCOL_VERSION];

@@ -11,7 +11,7 @@
  */
 
 import type { A2AError } from '../../protocol/errors.js';
-import type { SseSink, SseSource } from '../../protocol/http-exchange.js';
+import type { SseSink, SseSource } from './http-exchange.js';
 import type { StreamResponse } from '../../protocol/generated/types.js';
 import { pushEvents, type EventPush } from '../../runtime/event-push.js';
 import type { Logger } from '../../runtime/logger.js';

@@ -30,7 +30,7 @@ import { fromGrpcStatus } from '../../protocol/error-serialization.js';
 import type { A2AErrorType } from '../../protocol/error-codes.js';
 import { createA2AError, UnsupportedOperationError, type A2AError } from '../../protocol/errors.js';
 import type { OperationName } from '../../protocol/operations.js';
-import { EXTENSIONS_HEADER, VERSION_HEADER } from '../../protocol/service-parameters.js';
+import { EXTENSIONS_HEADER, VERSION_HEADER } from '../../protocol/extensions-header.js';
 import type { ClientTransport, ClientTransportContext } from '../client/client-transport.js';
 import type { GrpcClientMethod, GrpcDialect } from '../grpc/grpc-client-dialect.js';
 import { createGrpcDialectTransport } from '../grpc/grpc-client-transport.js';

@@ -12,7 +12,7 @@
  */
 
 import { UnsupportedOperationError } from '../../protocol/errors.js';
-import { EXTENSIONS_HEADER, VERSION_HEADER } from '../../protocol/service-parameters.js';
+import { EXTENSIONS_HEADER, VERSION_HEADER } from '../../protocol/extensions-header.js';
 import type { ClientTransport, ClientTransportContext } from '../client/client-transport.js';
 import {
   createJsonRpcDialectTransport,

@@ -14,7 +14,7 @@ import {
   type HttpRequest,
   type HttpResponse,
   type PeerCertificate,
-} from '../../protocol/http-exchange.js';
+} from '../server/http-exchange.js';
 import { JSONRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import { parseProtocolVersion } from '../../protocol/version.js';
 import { idTokenOf, NULL_ID_TOKEN, type JsonRpcId } from '../jsonrpc/jsonrpc-envelope.js';

@@ -17,7 +17,7 @@ import {
   type A2AError,
 } from '../../protocol/errors.js';
 import type { AgentInterface, StreamResponse } from '../../protocol/generated/types.js';
-import type { HeaderReader, PeerIdentity } from '../../protocol/http-exchange.js';
+import type { HeaderReader, PeerIdentity } from '../server/http-exchange.js';
 import type { OperationName } from '../../protocol/operations.js';
 import { JSONRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import { encodeSseEvent } from '../../protocol/sse-encoder.js';

@@ -15,7 +15,7 @@
 import { fromHttpErrorBody, type JsonRpcErrorObject } from '../../protocol/error-serialization.js';
 import { UnsupportedOperationError } from '../../protocol/errors.js';
 import type { OperationName } from '../../protocol/operations.js';
-import { EXTENSIONS_HEADER, VERSION_HEADER } from '../../protocol/service-parameters.js';
+import { EXTENSIONS_HEADER, VERSION_HEADER } from '../../protocol/extensions-header.js';
 import type {
   ClientTransport,
   ClientTransportContext,

@@ -21,7 +21,7 @@ import {
   type A2AError,
 } from '../../protocol/errors.js';
 import type { StreamResponse } from '../../protocol/generated/types.js';
-import type { HttpRequest, HttpResponse } from '../../protocol/http-exchange.js';
+import type { HttpRequest, HttpResponse } from '../server/http-exchange.js';
 import type { OperationName } from '../../protocol/operations.js';
 import { HTTP_JSON_BINDING } from '../../protocol/protocol-bindings.js';
 import { encodeSseEvent } from '../../protocol/sse-encoder.js';

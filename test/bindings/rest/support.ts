@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { createNodeServer, type A2ANodeServerOptions } from '../../../src/http/adapters/node.js';
 import { SseDecoder, type SseEvent } from '../../../src/protocol/sse-decoder.js';
 import { defineAgent, type AgentDefinition } from '../../../src/runtime/agent.js';
-import { createRequestHandler } from '../../../src/create-request-handler.js';
+import { createRequestHandler } from '../../../src/compose/create-request-handler.js';
 import type { Logger } from '../../../src/runtime/logger.js';
 import type { TaskStore } from '../../../src/stores/task-store.js';
 

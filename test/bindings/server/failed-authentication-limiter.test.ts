@@ -16,12 +16,10 @@ import {
 describe('FailedAuthenticationLimiter', () => {
   it('refuses settings that are not whole numbers of at least 1, naming them', () => {
     expect(() => new FailedAuthenticationLimiter({ maxFailures: 0 })).toThrow(
-      new ConfigurationError(
-        'failedAuthentications.maxFailures must be a whole number of at least 1, got 0',
-      ),
+      new ConfigurationError('failedAuthentications.maxFailures must be a positive integer; got 0'),
     );
     expect(() => new FailedAuthenticationLimiter({ windowSeconds: 1.5 })).toThrow(
-      /failedAuthentications\.windowSeconds must be a whole number of at least 1, got 1\.5/,
+      /failedAuthentications\.windowSeconds must be a positive integer; got 1\.5/,
     );
   });
 

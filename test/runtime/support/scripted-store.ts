@@ -11,7 +11,7 @@
  */
 
 import type { TaskState } from '../../../src/protocol/generated/types.js';
-import { MemoryTaskStore } from '../../../src/stores/memory-task-store.js';
+import { MemoryTaskStore } from '../../../src/stores/memory/memory-task-store.js';
 import type {
   AppendRequest,
   AppendResult,

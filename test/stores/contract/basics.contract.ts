@@ -1,6 +1,6 @@
 /** Contract: creating, reading, scoping and the conditional append with its event log. */
 
-import { MemoryTaskStore } from '../../../src/stores/memory-task-store.js';
+import { MemoryTaskStore } from '../../../src/stores/memory/memory-task-store.js';
 import { describe, expect, it } from 'vitest';
 import { InvalidTaskWriteError, TaskExistsError } from '../../../src/protocol/local-errors.js';
 import type { Task } from '../../../src/protocol/generated/types.js';

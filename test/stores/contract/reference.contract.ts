@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Artifact, Part, TaskState } from '../../../src/protocol/generated/types.js';
-import { MemoryTaskStore } from '../../../src/stores/memory-task-store.js';
+import { MemoryTaskStore } from '../../../src/stores/memory/memory-task-store.js';
 import type { TaskListQuery, TaskViewOptions } from '../../../src/stores/task-store.js';
 import {
   entriesOf,

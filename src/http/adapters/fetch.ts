@@ -7,11 +7,11 @@
  * `node:http` adapter serves the same core without constructing web `Request`/`Response` objects.
  */
 
-import type { HttpRequest, PeerIdentity, SseSource } from '../protocol/http-exchange.js';
-import { SSE_HEARTBEAT, SseHeartbeat } from './sse-heartbeat.js';
-import { createHttpCore, type HttpCore } from './http-core.js';
-import type { A2AHandlerOptions } from './http-options.js';
-import { readAtMost } from '../protocol/bounded-read.js';
+import type { HttpRequest, PeerIdentity, SseSource } from '../../bindings/server/http-exchange.js';
+import { SSE_HEARTBEAT, SseHeartbeat } from '../sse-heartbeat.js';
+import { createHttpCore, type HttpCore } from '../http-core.js';
+import type { A2AHandlerOptions } from '../http-options.js';
+import { readAtMost } from '../../protocol/bounded-read.js';
 
 /** A fetch handler serving A2A agents. */
 export type A2AFetchHandler = (request: Request) => Promise<Response>;

@@ -11,9 +11,9 @@ import type {
   PutConfigOptions,
   StoredPushConfig,
   TaskPushStore,
-} from './push-store.js';
-import { initialDeliveryState } from './push-store.js';
-import type { TaskScope } from './task-store.js';
+} from '../push-store.js';
+import { initialDeliveryState } from '../push-store.js';
+import type { TaskScope } from '../task-store.js';
 
 /** What the configs need to know of a task. */
 export interface MemoryTaskPosition {

@@ -15,7 +15,7 @@
  * Kept structural so the core stays free of `node:` imports.
  */
 
-import { TOO_LONG as BODY_TOO_LARGE } from './bounded-read.js';
+import { TOO_LONG as BODY_TOO_LARGE } from '../../protocol/bounded-read.js';
 
 /**
  * Returned by {@link HttpRequest.readBody} when the body exceeds the limit: the web reader's own

@@ -10,15 +10,15 @@
  * answers `undefined`).
  */
 
-import type { Task } from '../protocol/generated/types.js';
-import { asError, TaskExistsError } from '../protocol/local-errors.js';
-import { LazyJsonEvent } from '../protocol/lazy-json-event.js';
-import { applyMutation } from '../protocol/task-projection.js';
-import { isTerminalState } from '../protocol/task-state.js';
+import type { Task } from '../../protocol/generated/types.js';
+import { asError, TaskExistsError } from '../../protocol/local-errors.js';
+import { LazyJsonEvent } from '../../protocol/lazy-json-event.js';
+import { applyMutation } from '../../protocol/task-projection.js';
+import { isTerminalState } from '../../protocol/task-state.js';
 import { TaskOrderIndex } from './task-order-index.js';
 import { MemoryPushConfigs } from './memory-push-configs.js';
 import { memoryTaskLeases } from './memory-task-leases.js';
-import { newTaskConfigsProblem } from './push-store.js';
+import { newTaskConfigsProblem } from '../push-store.js';
 import type {
   AppendRequest,
   AppendResult,
@@ -34,9 +34,9 @@ import type {
   TaskScope,
   TaskStore,
   TaskViewOptions,
-} from './task-store.js';
-import { artifactWithParts } from '../protocol/copies.js';
-import { createEventsProblem, lastSeqOf, statusTimeOrError } from './task-log.js';
+} from '../task-store.js';
+import { artifactWithParts } from '../../protocol/copies.js';
+import { createEventsProblem, lastSeqOf, statusTimeOrError } from '../task-log.js';
 import {
   compactEntry,
   isFullView,
@@ -54,7 +54,7 @@ export interface MemoryTaskStoreOptions {
    * `Last-Event-ID` after the end). Default 100: kept short so that a finished task's objects
    * die young instead of being promoted and collected later at a much higher cost.
    */
-  readonly retainedLogs?: number;
+  readonly retainedLogs?: number | undefined;
 }
 
 /** An in-memory task store. Operations complete synchronously; promises are already settled. */

@@ -4,7 +4,7 @@
  * end; listing walks it backwards, newest first.
  */
 
-import type { TaskListCursor } from './task-store.js';
+import type { TaskListCursor } from '../task-store.js';
 
 /** One key of the index. */
 export interface OrderKey {

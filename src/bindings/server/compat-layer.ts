@@ -10,7 +10,7 @@ import type { AgentCard } from '../../protocol/generated/types.js';
 import type { BindingContext, ServerBinding } from './server-binding.js';
 
 /** A translation layer mounted beside the 1.0 bindings. */
-export interface ServerCompat {
+export interface CompatLayer {
   /** The bindings to mount for one agent, from those configured (already created). */
   readonly mount: (bindings: readonly ServerBinding[], context: BindingContext) => ServerBinding[];
   /** Further paths below the agent's where its card is served (`/.well-known/agent.json`). */

@@ -4,10 +4,10 @@
  * projection and the few scalars that listing and reading need — once its log is no longer kept.
  */
 
-import type { StreamResponse, Task, TaskState } from '../protocol/generated/types.js';
-import { viewOfTask, type MutableTaskProjection } from '../protocol/task-projection.js';
+import type { StreamResponse, Task, TaskState } from '../../protocol/generated/types.js';
+import { viewOfTask, type MutableTaskProjection } from '../../protocol/task-projection.js';
 import type { OrderKey } from './task-order-index.js';
-import type { TaskScope, TaskViewOptions } from './task-store.js';
+import type { TaskScope, TaskViewOptions } from '../task-store.js';
 
 /** A task that may still change, or finished recently: full projection and log. */
 export interface LiveTask extends MutableTaskProjection, OrderKey {

@@ -5,7 +5,7 @@
  * (`v03-card.ts`), also at the legacy `/.well-known/agent.json`. Rules in docs/compat-0.3.md.
  */
 
-import type { ServerCompat } from '../server/server-compat.js';
+import type { CompatLayer } from '../server/compat-layer.js';
 import { cardWithV03Fields } from './translate/v03-card.js';
 import { withV03JsonRpc } from './v03-jsonrpc-door.js';
 import { withV03Rest } from './v03-rest-door.js';
@@ -14,7 +14,7 @@ import { withV03Rest } from './v03-rest-door.js';
 export const LEGACY_CARD_PATH = '/.well-known/agent.json';
 
 /** Serves A2A 0.3 clients too; pass it as the `compat` option of the server. */
-export function compatV03(): ServerCompat {
+export function compatV03(): CompatLayer {
   return {
     mount: (bindings, context) => withV03Rest(withV03JsonRpc(bindings, context), context),
     cardPaths: [LEGACY_CARD_PATH],

@@ -1,16 +1,16 @@
 /**
  * `createRequestHandler` as `tandem/server` exports it: the runtime's, with a new
  * `MemoryTaskStore` as the store when neither a runtime nor a store is given. The default is
- * supplied here, at the entry point, so that the runtime depends on the store seam alone and
- * never on a store.
+ * supplied here, where the server is composed from its parts, so that the runtime depends on the
+ * store seam alone and never on a store.
  */
 
-import type { A2ARequestHandler } from './runtime/request-handler.js';
+import type { A2ARequestHandler } from '../runtime/request-handler.js';
 import {
-  createRequestHandler as createRuntimeRequestHandler,
+  createRuntimeRequestHandler,
   type RequestHandlerOptions,
-} from './runtime/create-request-handler.js';
-import { MemoryTaskStore } from './stores/memory-task-store.js';
+} from '../runtime/runtime-request-handler.js';
+import { MemoryTaskStore } from '../stores/memory/memory-task-store.js';
 
 const memoryStore = (): MemoryTaskStore => new MemoryTaskStore();
 

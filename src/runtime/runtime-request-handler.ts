@@ -1,5 +1,5 @@
 /**
- * The task runtime behind every binding: {@link createRequestHandler} turns an agent definition
+ * The task runtime behind every binding: {@link createRuntimeRequestHandler} turns an agent definition
  * and the runtime of a task store into an {@link A2ARequestHandler}. Admitting messages is
  * `message-intake.ts`'s business (a task never has two executions), running them the
  * `TaskRuntime`'s; this module answers the operations.
@@ -55,7 +55,7 @@ import { engineOf, type TaskRuntimeEngine } from './task-runtime.js';
 import { admitMessage, type IntakeContext } from './message-intake.js';
 import { readTask } from './read-task.js';
 import { TaskScopes } from './task-scopes.js';
-import { taskContentLimitsOf, type TaskContentLimits } from './task-content-limits.js';
+import { taskContentLimitsOf, type TaskContentLimitValues } from './task-content-limits.js';
 import type { TaskAccessPolicy } from './task-access-policy.js';
 import { waitAtMost } from './wait-at-most.js';
 import { ownRuntime, storeOf } from './handler-runtime.js';
@@ -78,7 +78,7 @@ const SHUTDOWN_GRACE_MS = 1_000;
  * store `defaultStore` makes when neither is given (the entry point supplies the memory store,
  * which the runtime does not depend on).
  */
-export function createRequestHandler(
+export function createRuntimeRequestHandler(
   options: RequestHandlerOptions,
   defaultStore?: () => TaskStore,
 ): A2ARequestHandler {
@@ -101,7 +101,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
   readonly #logger: Logger;
   readonly #streams: HandlerStreams;
   readonly #resumeWaitMs: number;
-  readonly #contentLimits: Required<TaskContentLimits> | undefined;
+  readonly #contentLimits: TaskContentLimitValues | undefined;
   readonly #accessPolicy: TaskAccessPolicy | undefined;
   readonly #inputModes: string[];
   readonly #push: PushConfigOperations;
@@ -145,7 +145,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
       owner: this,
       inputModes: this.#inputModes,
       resumeWaitMs: this.#resumeWaitMs,
-      ...(this.#contentLimits === undefined ? {} : { contentLimits: this.#contentLimits }),
+      contentLimits: this.#contentLimits,
     };
   }
 

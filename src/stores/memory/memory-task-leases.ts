@@ -4,9 +4,9 @@
  * `findOrphans` is how a restarted runtime over the same object finds the tasks left active.
  */
 
-import { isActiveState } from '../protocol/task-state.js';
+import { isActiveState } from '../../protocol/task-state.js';
 import type { StoredEntry } from './memory-task-entries.js';
-import type { OrphanedTask, TaskLeases } from './task-store.js';
+import type { OrphanedTask, TaskLeases } from '../task-store.js';
 
 /** The leases of the tasks in `tasks`, kept on the live entries themselves. */
 export function memoryTaskLeases(tasks: ReadonlyMap<string, StoredEntry>): TaskLeases {
