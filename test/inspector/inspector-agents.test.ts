@@ -5,12 +5,13 @@
  * gRPC only, the version picked by hand on an agent that speaks both, and the Check view.
  */
 
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuild, type ServerProcess } from '../support/processes.js';
 import { runCli } from '../cli/cli-harness.js';
+import { startCardServer } from '../cli/cli-server.js';
 import { startSdkV03Server, type SdkV03Server } from '../bindings/v0_3/sdk-v03-server.js';
 import {
   connect,
@@ -39,6 +40,8 @@ describe.skipIf(!hasChromium)(
     let inspector: InspectorProcess;
     let gallery: GalleryServer;
     let sdk: SdkV03Server;
+    let invalid: Awaited<ReturnType<typeof startCardServer>>;
+    let publicKey = '';
     let watched: WatchedPage | undefined;
 
     beforeAll(async () => {
@@ -46,13 +49,36 @@ describe.skipIf(!hasChromium)(
       const dir = mkdtempSync(join(tmpdir(), 'tandem-inspect-'));
       const tokens = join(dir, 'tokens.txt');
       writeFileSync(tokens, `tester ${TOKEN}\n`);
-      [browser, secured, compat, inspector, gallery, sdk] = await Promise.all([
+      const extended = join(dir, 'extended.json');
+      writeFileSync(
+        extended,
+        JSON.stringify({
+          skills: [{ id: 'secret', name: 'Members only', description: 'x', tags: ['x'] }],
+        }),
+      );
+      const keys = await runCli(['keygen', '--out', join(dir, 'card')]);
+      expect(keys.code).toBe(0);
+      publicKey = readFileSync(join(dir, 'card.pub.pem'), 'utf8');
+      [browser, secured, compat, inspector, gallery, sdk, invalid] = await Promise.all([
         launchBrowser(),
-        startServe(['--agent', 'echo', '--auth', 'bearer', '--token-file', tokens]),
+        startServe([
+          ...['--agent', 'echo', '--auth', 'bearer', '--token-file', tokens],
+          ...['--sign-card', join(dir, 'card.key.pem'), '--extended-card', extended],
+        ]),
         startServe(['--agent', 'echo', '--compat', '0.3']),
         startInspector(),
         startGallery(),
         startSdkV03Server(),
+        startCardServer((url) => ({
+          name: 'Broken',
+          description: 'A card with problems',
+          version: '1',
+          supportedInterfaces: [{ url: `${url}/a2a`, protocolBinding: 'JSONRPC' }],
+          capabilities: {},
+          defaultInputModes: ['text/plain'],
+          defaultOutputModes: ['text/plain'],
+          skills: [],
+        })),
       ]);
     });
 
@@ -64,6 +90,7 @@ describe.skipIf(!hasChromium)(
         compat?.process.terminate(),
         gallery?.close(),
         sdk?.close(),
+        invalid?.close(),
       ]);
     });
 
@@ -118,6 +145,43 @@ describe.skipIf(!hasChromium)(
       const stored = await p.evaluate('JSON.stringify({ ...sessionStorage, ...localStorage })');
       expect(stored).not.toContain(TOKEN);
       await screenshot(p, 'wire-masked');
+    });
+
+    it('verifies the card signature with a trusted key, and gets the extended card', async () => {
+      const { page: p } = await page();
+      await connect(p, secured.url, { bearerToken: TOKEN });
+      await expect(p.textContent('[data-testid=signature]')).resolves.toMatch(
+        /^Signed \(1 signature\), not verified: no trusted key/,
+      );
+      await p.click('#tab-connect');
+      await p.click("text=Verify the card's signature");
+      await p.fill('textarea[name=trusted-key]', publicKey);
+      await p.selectOption('select[name=auth]', 'bearer');
+      await p.fill('input[name=secret]', TOKEN);
+      await p.click('form[aria-label=Connect] button[type=submit]');
+      await p.waitForSelector('#tab-card[aria-selected=true]');
+      await expect(p.textContent('[data-testid=signature]')).resolves.toMatch(/^Verified: ES256/);
+      await p.click('text=Get the extended card');
+      await expect(
+        p.locator('.json-tree[aria-label="extended card"]').textContent(),
+      ).resolves.toContain('Members only');
+    });
+
+    it('shows a card that is not valid with each problem by field path, marked in the JSON', async () => {
+      const { page: p } = await page();
+      await connect(p, invalid.url);
+      const problems = await p.textContent('.problems');
+      expect(problems).toContain('supportedInterfaces[0].protocolVersion');
+      expect(problems).toContain('skills');
+      await expect(p.textContent('[data-testid=error-banner]')).resolves.toContain(
+        'AgentCardError',
+      );
+      // The raw card is shown as received, its faulty fields marked.
+      await p.click('.json-tree[aria-label="raw card"] summary >> text=supportedInterfaces');
+      expect(await p.locator('.json-tree[aria-label="raw card"] .marked').count()).toBeGreaterThan(
+        0,
+      );
+      await screenshot(p, 'card-invalid');
     });
 
     it('speaks A2A 0.3 to a 0.3 agent', async () => {

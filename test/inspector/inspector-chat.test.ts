@@ -246,6 +246,11 @@ describe.skipIf(!hasChromium)(
       await p.click('text=List configs');
       await p.click('[data-testid=push-config] >> text=Delete');
       await p.waitForSelector('text=No configs for this task.');
+      // A config may point anywhere else too; the agent then delivers there, not here.
+      await p.check('input[name=target] >> nth=1');
+      await p.fill('input[name=webhook]', 'http://127.0.0.1:9/elsewhere');
+      await p.click('form[aria-label="Push config"] button[type=submit]');
+      await p.locator('[data-testid=push-config]', { hasText: '127.0.0.1:9/elsewhere' }).waitFor();
       // The deliveries are in the event timeline too.
       await p.click('#tab-events');
       expect(
