@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { ListTasksRequest, TaskState } from '../index.js';
 import type { AgentConnection } from './agent-connection.js';
-import type { CheckLoader } from './check-runner.js';
+import type { CheckBinding, CheckLoader } from './check-runner.js';
 import { composerMessage } from './composer-message.js';
 import type { CheckLine, FailureView, LiveLine, SessionView } from './inspector-api.js';
 import { InspectorInputError, UnknownConnectionError } from './inspector-errors.js';
@@ -132,26 +132,30 @@ async function runCheck(
   if (level !== undefined && !['must', 'should', 'may'].includes(level)) {
     throw new InspectorInputError(`level must be must, should or may; got ${level}`);
   }
-  const checkAgent = await context.loadCheck();
+  const { checkAgent, areas } = await context.loadCheck();
   const signal = pageSignal(request, response);
   const writer = new NdjsonWriter(response);
   const write = (line: CheckLine): void => writer.write(line);
   const { reach } = connection;
+  const bindings = reach.bindings?.filter((b): b is CheckBinding =>
+    ['JSONRPC', 'HTTP+JSON', 'GRPC'].includes(b),
+  );
   try {
     const report = await checkAgent(reach.url, {
-      ...(reach.bindings === undefined ? {} : { bindings: reach.bindings }),
+      ...(bindings === undefined ? {} : { bindings }),
       ...(reach.auth === undefined ? {} : { auth: reach.auth }),
       ...(level === undefined ? {} : { level: level as 'must' | 'should' | 'may' }),
       headers: reach.headers,
       safe: body.safe === true,
       signal,
+      onPlan: ({ total }) => write({ kind: 'plan', areas, total }),
       onCheck: (result) => write({ kind: 'result', result: mask(connection, result) }),
     });
     write({
       kind: 'report',
       summary: report.summary,
-      versions: report.versions.map(String),
-      bindings: report.bindings.map(String),
+      versions: report.versions,
+      bindings: report.bindings,
     });
   } catch (error) {
     if (!signal.aborted) write({ kind: 'error', failure: context.describe(error) });

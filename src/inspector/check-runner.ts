@@ -5,24 +5,28 @@
  * inspector uses.
  */
 
-import type { ClientAuth, ProtocolBindingName } from '../client.js';
-import type { CheckResultView } from './inspector-api.js';
+import type { ClientAuth } from '../client.js';
+import type { CheckAreaView, CheckResultView } from './inspector-api.js';
 
-/** What the inspector passes to `checkAgent`. */
+/** The bindings the checker knows. */
+export type CheckBinding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
+
+/** What the inspector passes to `checkAgent` (a part of its `CheckOptions`). */
 export interface CheckRunOptions {
-  readonly bindings?: readonly ProtocolBindingName[];
+  readonly bindings?: readonly CheckBinding[];
   readonly level?: 'must' | 'should' | 'may';
   readonly safe?: boolean;
   readonly headers?: Readonly<Record<string, string>>;
   readonly auth?: ClientAuth;
   readonly signal?: AbortSignal;
   readonly onCheck?: (result: CheckResultView) => void;
+  readonly onPlan?: (plan: { readonly total: number }) => void;
 }
 
-/** The report, as far as the inspector reads it. */
+/** The report, as far as the inspector reads it (a part of `CheckReport`). */
 export interface CheckRunReport {
-  readonly versions: readonly unknown[];
-  readonly bindings: readonly unknown[];
+  readonly versions: readonly string[];
+  readonly bindings: readonly string[];
   readonly summary: {
     readonly passed: number;
     readonly failed: number;
@@ -35,5 +39,8 @@ export interface CheckRunReport {
 /** `checkAgent` of `tandem/check`. */
 export type CheckAgent = (url: string, options?: CheckRunOptions) => Promise<CheckRunReport>;
 
-/** Loads the checker when the Check view first runs it. */
-export type CheckLoader = () => Promise<CheckAgent>;
+/** The checker and its areas (`CHECK_AREAS`), loaded when the Check view first runs it. */
+export type CheckLoader = () => Promise<{
+  readonly checkAgent: CheckAgent;
+  readonly areas: readonly CheckAreaView[];
+}>;

@@ -276,21 +276,49 @@ export interface CheckCall {
   readonly level?: 'must' | 'should' | 'may';
 }
 
-/** One check's outcome, as `tandem check` reports it. */
+/** A request a check sent, as `tandem check` reports it (credentials masked). */
+export interface CheckRequestView {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+}
+
+/** The agent's answer to a check's request. */
+export interface CheckResponseView {
+  readonly status: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+}
+
+/** One check's outcome, as `tandem check` reports it (`CheckResult` of `tandem/check`). */
 export interface CheckResultView {
   readonly id: string;
   readonly title: string;
   readonly level: string;
+  /** The spec section, e.g. `§3.1.5`. */
   readonly section: string;
-  readonly binding: string;
+  /** The area it belongs to (`card`, `messages`...). */
+  readonly area: string;
+  /** The binding it ran on; `null` for checks of the card. */
+  readonly binding: string | null;
+  /** The protocol version spoken; `null` for checks of the card. */
+  readonly version: string | null;
   readonly status: 'pass' | 'fail' | 'skip' | 'warn';
   readonly detail: string;
-  readonly request?: unknown;
-  readonly response?: unknown;
+  readonly request?: CheckRequestView;
+  readonly response?: CheckResponseView;
+}
+
+/** An area of the checks, in report order. */
+export interface CheckAreaView {
+  readonly area: string;
+  readonly title: string;
 }
 
 /** One line of the check stream. */
 export type CheckLine =
+  | { readonly kind: 'plan'; readonly areas: readonly CheckAreaView[]; readonly total: number }
   | { readonly kind: 'result'; readonly result: CheckResultView }
   | {
       readonly kind: 'report';

@@ -8,6 +8,7 @@
 
 import { useEffect, useState } from 'preact/hooks';
 import type {
+  CheckAreaView,
   CheckResultView,
   ConnectionView,
   FailureView,
@@ -66,6 +67,10 @@ export interface TimelineEntry {
 
 export interface CheckState {
   readonly running: boolean;
+  /** The areas in report order, with their titles. */
+  readonly areas?: readonly CheckAreaView[];
+  /** How many checks will run. */
+  readonly total?: number;
   readonly results: readonly CheckResultView[];
   readonly summary?: { passed: number; failed: number; skipped: number; warnings: number };
   readonly versions?: readonly string[];

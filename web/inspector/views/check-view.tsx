@@ -1,7 +1,7 @@
 /**
  * Check: runs `tandem check` against the agent (read-only with "safe") and shows the report as
- * it comes, grouped by area, each failure with its detail, spec section and the request and
- * response that show it.
+ * it comes — a progress count, then the results grouped by area, each failure and warning with
+ * its detail, spec section, and the request and response that show it.
  */
 
 import type { JSX } from 'preact';
@@ -10,7 +10,6 @@ import type { CheckLine, CheckResultView } from '../../../src/inspector/inspecto
 import { failureOf, stream } from '../api.js';
 import { getState, update, useStore } from '../store.js';
 import { ErrorNote } from './error-banner.js';
-import { JsonTree } from './json-tree.js';
 
 const MARKS: Record<CheckResultView['status'], string> = {
   pass: '✓',
@@ -25,12 +24,21 @@ async function runCheck(safe: boolean): Promise<void> {
   update(() => ({ check: { running: true, results: [] } }));
   try {
     for await (const line of stream<CheckLine>('check', { connectionId: connection.id, safe })) {
-      if (line.kind === 'result') {
-        update((s) => ({ check: { ...s.check, results: [...s.check.results, line.result] } }));
-      } else if (line.kind === 'report') {
-        update((s) => ({ check: { ...s.check, summary: line.summary, versions: line.versions } }));
-      } else {
-        update((s) => ({ check: { ...s.check, failure: line.failure } }));
+      switch (line.kind) {
+        case 'plan':
+          update((s) => ({ check: { ...s.check, areas: line.areas, total: line.total } }));
+          break;
+        case 'result':
+          update((s) => ({ check: { ...s.check, results: [...s.check.results, line.result] } }));
+          break;
+        case 'report':
+          update((s) => ({
+            check: { ...s.check, summary: line.summary, versions: line.versions },
+          }));
+          break;
+        case 'error':
+          update((s) => ({ check: { ...s.check, failure: line.failure } }));
+          break;
       }
     }
   } catch (error) {
@@ -40,8 +48,34 @@ async function runCheck(safe: boolean): Promise<void> {
   }
 }
 
-function areaOf(result: CheckResultView): string {
-  return result.id.split(/[.:/]/)[0] ?? result.id;
+function headerLines(headers: Readonly<Record<string, string>>): string {
+  return Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\n');
+}
+
+/** The request and response that show a result. */
+function Exchange(props: { result: CheckResultView }): JSX.Element | null {
+  const { request, response } = props.result;
+  if (request === undefined && response === undefined) return null;
+  return (
+    <details class="exchange" data-testid="check-exchange">
+      <summary>
+        {request === undefined ? 'Response' : `${request.method} ${request.url}`}
+        {response !== undefined && ` → ${response.status}`}
+      </summary>
+      {request !== undefined && (
+        <pre>
+          {`${request.method} ${request.url}\n${headerLines(request.headers)}${request.body === undefined ? '' : `\n\n${request.body}`}`}
+        </pre>
+      )}
+      {response !== undefined && (
+        <pre>
+          {`${response.status}\n${headerLines(response.headers)}${response.body === undefined ? '' : `\n\n${response.body}`}`}
+        </pre>
+      )}
+    </details>
+  );
 }
 
 export function CheckView(): JSX.Element {
@@ -50,11 +84,12 @@ export function CheckView(): JSX.Element {
   const check = useStore((s) => s.check);
   const [safe, setSafe] = useState(false);
   if (connection === null) return <p class="view empty">Connect to an agent first.</p>;
-  const areas = new Map<string, CheckResultView[]>();
+  const order = check.areas ?? [];
+  const groups = new Map<string, CheckResultView[]>(order.map((a) => [a.area, []]));
   for (const result of check.results) {
-    const area = areaOf(result);
-    areas.set(area, [...(areas.get(area) ?? []), result]);
+    groups.set(result.area, [...(groups.get(result.area) ?? []), result]);
   }
+  const titleOf = (area: string): string => order.find((a) => a.area === area)?.title ?? area;
   return (
     <div class="view check-view">
       {!available && (
@@ -80,6 +115,11 @@ export function CheckView(): JSX.Element {
         >
           {check.running ? 'Checking…' : 'Run the checks'}
         </button>
+        {check.running && check.total !== undefined && (
+          <span class="muted" role="status">
+            {check.results.length} of {check.total}
+          </span>
+        )}
       </div>
       {check.summary !== undefined && (
         <p data-testid="check-summary">
@@ -89,41 +129,40 @@ export function CheckView(): JSX.Element {
         </p>
       )}
       {check.failure !== undefined && <ErrorNote failure={check.failure} />}
-      {[...areas].map(([area, results]) => (
-        <section key={area} class="check-area">
-          <h3>{area}</h3>
-          <ul class="checks">
-            {results.map((result, index) => (
-              <li
-                key={`${result.id}-${result.binding}-${index}`}
-                class={`check check-${result.status}`}
-                data-testid="check-result"
-              >
-                <span class="mark" aria-label={result.status}>
-                  {MARKS[result.status]}
-                </span>{' '}
-                <code>{result.id}</code> {result.title}{' '}
-                <span class="muted">
-                  ({result.binding}, {result.level}, {result.section})
-                </span>
-                {result.status !== 'pass' && result.detail !== '' && (
-                  <p class="detail">{result.detail}</p>
-                )}
-                {(result.request !== undefined || result.response !== undefined) &&
-                  result.status === 'fail' && (
-                    <details>
-                      <summary>Request and response</summary>
-                      <JsonTree
-                        value={{ request: result.request, response: result.response }}
-                        label="exchange"
-                      />
-                    </details>
+      {[...groups]
+        .filter(([, results]) => results.length > 0)
+        .map(([area, results]) => (
+          <section key={area} class="check-area" data-testid="check-area">
+            <h3>{titleOf(area)}</h3>
+            <ul class="checks">
+              {results.map((result, index) => (
+                <li
+                  key={`${result.id}-${result.binding ?? 'card'}-${index}`}
+                  class={`check check-${result.status}`}
+                  data-testid="check-result"
+                >
+                  <span class="mark" aria-label={result.status}>
+                    {MARKS[result.status]}
+                  </span>{' '}
+                  <code>{result.id}</code> {result.title}{' '}
+                  <span class="muted">
+                    (
+                    {[result.binding, result.version, result.level, result.section]
+                      .filter((part) => part !== null && part !== '')
+                      .join(', ')}
+                    )
+                  </span>
+                  {result.status !== 'pass' && result.detail !== '' && (
+                    <p class="detail">{result.detail}</p>
                   )}
-              </li>
-            ))}
-          </ul>
-        </section>
-      ))}
+                  {(result.status === 'fail' || result.status === 'warn') && (
+                    <Exchange result={result} />
+                  )}
+                </li>
+              ))}
+            </ul>
+          </section>
+        ))}
     </div>
   );
 }
