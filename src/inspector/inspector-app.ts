@@ -79,7 +79,7 @@ export function createInspectorApp(options: InspectorAppOptions): InspectorApp {
     if (hostRefusal !== undefined) return refuse(response, hostRefusal);
     const url = new URL(request.url ?? '/', 'http://inspector');
     const path = url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) : null;
-    if (path === null) {
+    if (path === null || (path !== '' && !path.startsWith('/'))) {
       response.writeHead(404).end();
       return;
     }

@@ -267,16 +267,20 @@ export function createWireCapture(options: WireCaptureOptions): WireCapture {
     const items = result.message;
     put('OK', headers, '', true);
     async function* recorded(): AsyncGenerator<StreamItem, void, undefined> {
+      let ended = false;
       try {
         for await (const item of items) {
           lines.push(JSON.stringify({ id: item.id ?? null, event: item.payload }));
           put('OK', headers, lines.join('\n'), true);
           yield item;
         }
-        put('OK', headers, lines.join('\n'), false);
       } catch (error) {
+        ended = true;
         put(statusOf(error), headers, lines.join('\n'), false, messageOf(error));
         throw error;
+      } finally {
+        // Also when the caller stopped early (it closed the stream): the call is over.
+        if (!ended) put('OK', headers, lines.join('\n'), false);
       }
     }
     return { ...result, message: recorded() };
