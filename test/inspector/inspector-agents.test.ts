@@ -30,6 +30,7 @@ import {
 import { startGallery, type GalleryServer } from './gallery-agent.js';
 
 const TOKEN = `tok-${crypto.randomUUID()}`;
+const API_KEY = `key-${crypto.randomUUID()}`;
 
 describe.skipIf(!hasChromium)(
   `the inspector with other agents${hasChromium ? '' : ` (${NO_CHROMIUM})`}`,
@@ -37,6 +38,7 @@ describe.skipIf(!hasChromium)(
     let browser: TestBrowser;
     let secured: { url: string; process: ServerProcess };
     let compat: { url: string; process: ServerProcess };
+    let keyed: { url: string; process: ServerProcess };
     let inspector: InspectorProcess;
     let gallery: GalleryServer;
     let sdk: SdkV03Server;
@@ -49,6 +51,8 @@ describe.skipIf(!hasChromium)(
       const dir = mkdtempSync(join(tmpdir(), 'tandem-inspect-'));
       const tokens = join(dir, 'tokens.txt');
       writeFileSync(tokens, `tester ${TOKEN}\n`);
+      const apiKeys = join(dir, 'keys.txt');
+      writeFileSync(apiKeys, `tester ${API_KEY}\n`);
       const extended = join(dir, 'extended.json');
       writeFileSync(
         extended,
@@ -59,13 +63,17 @@ describe.skipIf(!hasChromium)(
       const keys = await runCli(['keygen', '--out', join(dir, 'card')]);
       expect(keys.code).toBe(0);
       publicKey = readFileSync(join(dir, 'card.pub.pem'), 'utf8');
-      [browser, secured, compat, inspector, gallery, sdk, invalid] = await Promise.all([
+      [browser, secured, compat, keyed, inspector, gallery, sdk, invalid] = await Promise.all([
         launchBrowser(),
         startServe([
           ...['--agent', 'echo', '--auth', 'bearer', '--token-file', tokens],
           ...['--sign-card', join(dir, 'card.key.pem'), '--extended-card', extended],
         ]),
         startServe(['--agent', 'echo', '--compat', '0.3']),
+        startServe([
+          ...['--agent', 'echo', '--auth', 'api-key', '--api-key-file', apiKeys],
+          ...['--api-key-query', 'key'],
+        ]),
         startInspector(),
         startGallery(),
         startSdkV03Server(),
@@ -88,6 +96,7 @@ describe.skipIf(!hasChromium)(
         inspector?.stop(),
         secured?.process.terminate(),
         compat?.process.terminate(),
+        keyed?.process.terminate(),
         gallery?.close(),
         sdk?.close(),
         invalid?.close(),
@@ -145,6 +154,31 @@ describe.skipIf(!hasChromium)(
       const stored = await p.evaluate('JSON.stringify({ ...sessionStorage, ...localStorage })');
       expect(stored).not.toContain(TOKEN);
       await screenshot(p, 'wire-masked');
+    });
+
+    it('sends an API key where the card says (the query), masked on the wire', async () => {
+      const { page: p } = await page();
+      await p.click('#tab-connect');
+      await p.fill('input[name=url]', keyed.url);
+      await p.selectOption('select[name=auth]', 'apiKey');
+      await p.fill('input[name=secret]', API_KEY);
+      await p.click('form[aria-label=Connect] button[type=submit]');
+      await p.waitForSelector('#tab-card[aria-selected=true]');
+      await expect(p.textContent('.card-view')).resolves.toContain('API key in query "key"');
+      await p.click('#tab-chat');
+      await p.uncheck('input[name=stream]');
+      await sendText(p, 'echo keyed');
+      await expect(p.textContent('[data-testid=turn]:last-child .artifact')).resolves.toContain(
+        'keyed',
+      );
+      await p.click('#tab-wire');
+      const row = p.locator('[data-testid=wire-row]', { hasText: 'SendMessage' }).last();
+      await expect(row.textContent()).resolves.toContain('key=•••');
+      await row.locator('button').click();
+      await expect(p.textContent('[data-testid=command-curl]')).resolves.toContain(
+        '"$TANDEM_API_KEY"',
+      );
+      expect(await p.content()).not.toContain(API_KEY);
     });
 
     it('verifies the card signature with a trusted key, and gets the extended card', async () => {

@@ -30,7 +30,7 @@ export function ConnectView(): JSX.Element {
   const [auth, setAuth] = useState<'none' | 'bearer' | 'apiKey'>('none');
   const [secret, setSecret] = useState('');
   const [keyName, setKeyName] = useState('');
-  const [keyLocation, setKeyLocation] = useState<ApiKeyLocation>('header');
+  const [keyLocation, setKeyLocation] = useState<ApiKeyLocation | ''>('');
   const [headers, setHeaders] = useState<HeaderRow[]>([]);
   const [trustedKey, setTrustedKey] = useState('');
   useEffect(() => {
@@ -51,7 +51,7 @@ export function ConnectView(): JSX.Element {
               apiKey: {
                 value: secret,
                 ...(keyName === '' ? {} : { name: keyName }),
-                location: keyLocation,
+                ...(keyLocation === '' ? {} : { location: keyLocation }),
               },
             }
           : {}),
@@ -161,8 +161,9 @@ export function ConnectView(): JSX.Element {
               <select
                 name="key-location"
                 value={keyLocation}
-                onChange={(e) => setKeyLocation(e.currentTarget.value as ApiKeyLocation)}
+                onChange={(e) => setKeyLocation(e.currentTarget.value as ApiKeyLocation | '')}
               >
+                <option value="">where the card says</option>
                 <option value="header">header</option>
                 <option value="query">query</option>
                 <option value="cookie">cookie</option>
