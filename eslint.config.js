@@ -10,7 +10,9 @@ import tseslint from 'typescript-eslint';
  * anywhere (browsers, edge runtimes).
  */
 const layers = {
-  protocol: [
+  // Telemetry through @opentelemetry/api: the attribute conventions, the instrument catalogue and
+  // the propagation of trace context, shared by the client and the server; free of node: too.
+  telemetry: [
     'runtime',
     'stores',
     'bindings',
@@ -22,12 +24,38 @@ const layers = {
     'push',
     'compose',
   ],
+  protocol: [
+    'runtime',
+    'stores',
+    'bindings',
+    'http',
+    'client',
+    'cli',
+    'agents',
+    'security',
+    'push',
+    'compose',
+    'telemetry',
+  ],
   stores: ['runtime', 'bindings', 'http', 'client', 'cli', 'agents', 'security', 'push', 'compose'],
   runtime: ['bindings', 'http', 'client', 'cli', 'agents', 'security', 'push', 'compose'],
   // Push delivery: implements the runtime's push seam over the stores.
   push: ['bindings', 'http', 'client', 'cli', 'agents', 'security', 'compose'],
   bindings: ['http', 'cli', 'agents', 'client', 'security', 'compose'],
   http: ['client', 'cli', 'agents', 'security', 'compose'],
+  // The SDK preset (tandem/otel): the SDK's packages over telemetry's catalogue, nothing of the server.
+  otel: [
+    'runtime',
+    'stores',
+    'bindings',
+    'http',
+    'client',
+    'cli',
+    'agents',
+    'security',
+    'push',
+    'compose',
+  ],
   // Authenticators and card signing: they implement the seams of bindings/server.
   security: ['stores', 'http', 'client', 'cli', 'agents', 'compose'],
   // The server as one object (createA2AServer) and the defaults the entry points supply: it
@@ -45,6 +73,7 @@ const layers = {
     'security',
     'push',
     'compose',
+    'telemetry',
   ],
   // The CLI is an application of the public API: the entry points and the demo agents only.
   cli: [
@@ -57,6 +86,7 @@ const layers = {
     'security',
     'push',
     'compose',
+    'telemetry',
   ],
 };
 
@@ -91,7 +121,7 @@ const layerRules = Object.entries(layers).map(([layer, forbidden]) => ({
             group: [`**/${other}/**`, `**/${other}`],
             message: `src/${layer} must not depend on src/${other} (see docs/architecture.md).`,
           })),
-          ...(layer === 'protocol' || layer === 'client'
+          ...(layer === 'protocol' || layer === 'client' || layer === 'telemetry'
             ? [{ group: ['node:*'], message: `src/${layer} must stay free of node: imports.` }]
             : []),
         ],

@@ -54,6 +54,8 @@ const PART_ROOTS = [
   /^src\/bindings\/(grpc|v0_3)\/[a-z0-9-]+-client-transport\.ts$/,
   // `tandem inspect`: the web inspector's backend, loaded only by that command.
   /^src\/cli\/inspect\.ts$/,
+  // The OpenTelemetry SDK preset, loaded only when the environment asks for telemetry.
+  /^src\/otel\.ts$/,
 ];
 
 const DISPATCHER = resolve('src/cli/main.ts');

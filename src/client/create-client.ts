@@ -24,6 +24,7 @@ import { applyInterceptors, misroutedCall, type CallHandler } from './intercepto
 import { DEFAULT_BINDINGS, selectInterface } from './interface-selection.js';
 import { RemoteAgentClient } from './remote-agent-client.js';
 import { resolveRetryPolicy } from './retry-policy.js';
+import { telemetryInterceptor } from './telemetry-interceptor.js';
 import { openTransport, transportRegistry } from './transport-registry.js';
 
 /** Default time limit of a call: 60 s. */
@@ -149,7 +150,13 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
   };
   const transport = await openTransport(factory, context);
   const core = new ClientCore({
-    handler: applyInterceptors(interceptors, transportHandler(transport)),
+    handler: applyInterceptors(
+      [
+        telemetryInterceptor({ agentInterface, agentName: card.name, agentVersion: card.version }),
+        ...interceptors,
+      ],
+      transportHandler(transport),
+    ),
     agentInterface,
     url: callUrl(agentInterface.url, auth.query),
     headers,

@@ -1,10 +1,11 @@
 /**
  * The server's logger: pino, which satisfies the runtime's {@link Logger} seam as is. JSON lines
  * by default (for log shippers); `pretty` prints one readable line per entry for a terminal,
- * without pulling in `pino-pretty`.
+ * without pulling in `pino-pretty`. A line written inside a span carries its trace and span ids.
  */
 
 import { createRequire } from 'node:module';
+import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import type * as PinoModule from 'pino';
 import type { DestinationStream, Logger as PinoLogger } from 'pino';
 import type { Logger } from '../runtime/logger.js';
@@ -79,6 +80,28 @@ function prettyStream(target: DestinationStream): DestinationStream {
   return { write: (line) => target.write(formatPrettyLine(line)) };
 }
 
+const NO_TRACE = Object.freeze({});
+
+/**
+ * The fields that join a log line to its trace: `trace_id`, `span_id` and `trace_flags` of the
+ * span active where the line is written (the names of OpenTelemetry's log correlation), nothing
+ * outside a span. With no OpenTelemetry SDK registered no span is ever active.
+ */
+export function traceFields(): object {
+  const spanContext = trace.getSpanContext(context.active());
+  if (spanContext === undefined || !isSpanContextValid(spanContext)) return NO_TRACE;
+  return {
+    trace_id: spanContext.traceId,
+    span_id: spanContext.spanId,
+    trace_flags: `0${spanContext.traceFlags.toString(16)}`,
+  };
+}
+
+/** pino's merge of the line's own fields over {@link traceFields}, with no copy outside a span. */
+function withTraceFields(mergeObject: object, mixinObject: object): object {
+  return mixinObject === NO_TRACE ? mergeObject : Object.assign(mixinObject, mergeObject);
+}
+
 /**
  * Creates the server logger. The result is a pino logger: it satisfies {@link Logger} and offers
  * `isLevelEnabled`, which the HTTP layer uses to skip the request log at no cost.
@@ -88,7 +111,7 @@ export function createLogger(options: CreateLoggerOptions = {}): PinoLogger {
   const pino = loadPino();
   const destination = options.destination ?? pino.destination({ dest: 1, sync: false });
   const logger = pino.pino(
-    { level, base: null },
+    { level, base: null, mixin: traceFields, mixinMergeStrategy: withTraceFields },
     options.pretty === true ? prettyStream(destination) : destination,
   );
   return logger satisfies Logger;

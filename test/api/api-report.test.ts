@@ -26,6 +26,7 @@ const ENTRY_POINTS: Readonly<Record<string, string>> = {
   'tandem/client': 'src/client.ts',
   'tandem/stores/sqlite': 'src/stores-sqlite.ts',
   'tandem/stores/postgres': 'src/stores-postgres.ts',
+  'tandem/otel': 'src/otel.ts',
 };
 
 function kindOf(symbol: ts.Symbol, checker: ts.TypeChecker): string {
