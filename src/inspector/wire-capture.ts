@@ -22,6 +22,24 @@ import type { WireLog } from './wire-log.js';
 /** Bodies kept per entry, in characters; the rest is cut (and the entry says so). */
 export const WIRE_BODY_LIMIT = 256 * 1024;
 
+/**
+ * How often a stream's entry is re-sent to the page while the stream runs, at most: each update
+ * carries the body so far, so a long stream updated per chunk would cost the square of its size.
+ * The last update, when the stream ends, always goes.
+ */
+const STREAM_UPDATE_MS = 100;
+
+/** A gate that opens at most once per {@link STREAM_UPDATE_MS}. */
+function throttle(): () => boolean {
+  let last = -Infinity;
+  return () => {
+    const now = performance.now();
+    if (now - last < STREAM_UPDATE_MS) return false;
+    last = now;
+    return true;
+  };
+}
+
 /** The operation an exchange belongs to, set by the interceptor around it. */
 interface CallContext {
   readonly operation: string;
@@ -148,7 +166,9 @@ export function createWireCapture(options: WireCaptureOptions): WireCapture {
     const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
     const decoder = new TextDecoder();
     let text = '';
+    const due = throttle();
     const update = (streamingNow: boolean): void => {
+      if (streamingNow && !due()) return;
       const { body: kept, truncated } = cut(text);
       log.put({
         ...base,
@@ -265,13 +285,14 @@ export function createWireCapture(options: WireCaptureOptions): WireCapture {
     const lines: string[] = [];
     const headers = result.headers;
     const items = result.message;
+    const due = throttle();
     put('OK', headers, '', true);
     async function* recorded(): AsyncGenerator<StreamItem, void, undefined> {
       let ended = false;
       try {
         for await (const item of items) {
           lines.push(JSON.stringify({ id: item.id ?? null, event: item.payload }));
-          put('OK', headers, lines.join('\n'), true);
+          if (due()) put('OK', headers, lines.join('\n'), true);
           yield item;
         }
       } catch (error) {
