@@ -18,9 +18,21 @@ export type {
 } from './runtime/agent.js';
 export { createRequestHandler } from './compose/create-request-handler.js';
 export type { RequestHandlerOptions } from './runtime/runtime-request-handler.js';
-export { DEFAULT_CALL_LIMITS, LimitExceededError } from './runtime/call-limit-options.js';
-export type { CallLimitsOptions, LimitName } from './runtime/call-limit-options.js';
-export { MAX_TRACKED_CALLERS } from './runtime/token-buckets.js';
+export { DEFAULT_CALL_LIMITS, LimitExceededError } from './bindings/server/call-limit-options.js';
+export type { CallLimitsOptions, LimitName } from './bindings/server/call-limit-options.js';
+export { MAX_TRACKED_CALLERS } from './bindings/server/token-buckets.js';
+export type {
+  OperationResult,
+  ServedAgent,
+  ServerBindingName,
+  ServerCall,
+  ServerCallHandler,
+  ServerInterceptor,
+  StreamingOperation,
+  UnaryOperation,
+} from './bindings/server/server-interceptor.js';
+export { isEventStream, observeEvents } from './runtime/observed-event-stream.js';
+export type { EventObserver, EventStreamEnd } from './runtime/observed-event-stream.js';
 export {
   DEFAULT_TASK_CONTENT_LIMITS,
   TaskContentLimitError,
@@ -36,6 +48,7 @@ export type {
   PushNotifierOptions,
 } from './push/push-notifier.js';
 export type { PushDeliveryStatusRequest, PushNotifications } from './runtime/push-notifications.js';
+export type { PushDeliveryStatusSource } from './runtime/push-delivery-status-source.js';
 export type { HostResolver } from './push/guarded-lookup.js';
 export type { RetryTiming } from './push/retry-timing.js';
 export { DELIVERY_ID_HEADER, NOTIFICATION_TOKEN_HEADER } from './protocol/push-headers.js';

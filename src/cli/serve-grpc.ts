@@ -14,6 +14,7 @@ import type { AgentInterface } from '../index.js';
 import type {
   A2AAgentMount,
   A2ATlsOptions,
+  CallLimitsOptions,
   FailedAuthenticationLimiter,
   Logger,
   ServerAuthentication,
@@ -75,6 +76,7 @@ export async function prepareGrpc(options: {
   readonly cardInterfaces: (path: string) => () => readonly AgentInterface[];
   /** `--compat 0.3`: serve the 0.3 service (`a2a.v1.A2AService`) beside the 1.0 one. */
   readonly compat?: boolean | undefined;
+  readonly limits?: CallLimitsOptions | undefined;
 }): Promise<GrpcServing> {
   const { createGrpcServer, v03GrpcService } = await import('../server-grpc.js');
   const publicHost =
@@ -87,6 +89,7 @@ export async function prepareGrpc(options: {
       cardInterfaces: options.cardInterfaces(mount.path),
     })),
     logger: options.logger,
+    limits: options.limits,
     ...(options.authenticate === undefined ? {} : { authenticate: options.authenticate }),
     ...(options.failedAuthentications === undefined
       ? {}

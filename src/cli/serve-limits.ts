@@ -4,7 +4,12 @@
  * e.g. for a benchmark that is one client at thousands of requests per second).
  */
 
-import { DEFAULT_CALL_LIMITS, type CallLimitsOptions } from '../server.js';
+import {
+  DEFAULT_CALL_LIMITS,
+  DEFAULT_TASK_CONTENT_LIMITS,
+  type CallLimitsOptions,
+  type TaskContentLimits,
+} from '../server.js';
 import { parsePositiveInteger, UsageFailure } from './cli-values.js';
 
 /** The `parseArgs` options this module reads. */
@@ -24,11 +29,17 @@ export const LIMIT_HELP = `Limits (per caller: principal, or address when anonym
   --task-rate-limit <n>   New tasks per minute (default ${DEFAULT_CALL_LIMITS.tasksPerMinute})
   --max-streams <n>       Streams open at once (default ${DEFAULT_CALL_LIMITS.concurrentStreams})
   --max-parts <n>         Parts per message (default ${DEFAULT_CALL_LIMITS.partsPerMessage})
-  --max-artifact-bytes <n> Bytes of artifacts per task (default ${DEFAULT_CALL_LIMITS.artifactBytesPerTask})
-  --max-history <n>       Messages kept in a task's history (default ${DEFAULT_CALL_LIMITS.historyLength})
+  --max-artifact-bytes <n> Bytes of artifacts per task (default ${DEFAULT_TASK_CONTENT_LIMITS.artifactBytesPerTask})
+  --max-history <n>       Messages kept in a task's history (default ${DEFAULT_TASK_CONTENT_LIMITS.historyLength})
   --limits off            None of these (env TANDEM_LIMITS=off)`;
 
 type Values = { readonly [K in keyof typeof LIMIT_OPTIONS]?: string | undefined };
+
+/** The limits `tandem serve` applies: the server's per caller, and each agent's per task. */
+export interface ServeLimits {
+  readonly calls: CallLimitsOptions;
+  readonly content: TaskContentLimits;
+}
 
 /**
  * The limits the flags ask for; `undefined` for none.
@@ -36,7 +47,7 @@ type Values = { readonly [K in keyof typeof LIMIT_OPTIONS]?: string | undefined 
  * @throws UsageFailure for a value that is not a whole number of at least 1, or `--limits` other
  *   than `on`/`off`.
  */
-export function parseServeLimits(values: Values): CallLimitsOptions | undefined {
+export function parseServeLimits(values: Values): ServeLimits | undefined {
   const mode = values.limits ?? process.env.TANDEM_LIMITS ?? 'on';
   if (mode !== 'on' && mode !== 'off') {
     throw new UsageFailure(`--limits must be on or off, got "${mode}"`);
@@ -60,6 +71,7 @@ export function parseServeLimits(values: Values): CallLimitsOptions | undefined 
     return text === undefined ? undefined : parsePositiveInteger(text, `--${name}`);
   };
   const limits: { -readonly [K in keyof CallLimitsOptions]: number } = {};
+  const content: { -readonly [K in keyof TaskContentLimits]: number } = {};
   const requests = value('rate-limit');
   const tasks = value('task-rate-limit');
   const streams = value('max-streams');
@@ -70,7 +82,7 @@ export function parseServeLimits(values: Values): CallLimitsOptions | undefined 
   if (parts !== undefined) limits.partsPerMessage = parts;
   const artifactBytes = value('max-artifact-bytes');
   const history = value('max-history');
-  if (artifactBytes !== undefined) limits.artifactBytesPerTask = artifactBytes;
-  if (history !== undefined) limits.historyLength = history;
-  return limits;
+  if (artifactBytes !== undefined) content.artifactBytesPerTask = artifactBytes;
+  if (history !== undefined) content.historyLength = history;
+  return { calls: limits, content };
 }

@@ -210,7 +210,7 @@ export async function run(args: string[]): Promise<number> {
         ),
         runtime,
         agentName: name,
-        ...(options.limits === undefined ? {} : { limits: options.limits }),
+        contentLimits: options.limits?.content,
         ...(push === undefined ? {} : { push }),
         ...(security.accessPolicy === undefined ? {} : { accessPolicy: security.accessPolicy }),
       }),
@@ -226,11 +226,13 @@ export async function run(args: string[]): Promise<number> {
           publicUrl: options.publicUrl,
           cardInterfaces: (path) => () => server.interfacesOf(path),
           compat: options.compat !== undefined,
+          limits: options.limits?.calls,
         });
   const server = createNodeServer({
     agents: grpc?.mounts ?? mounts,
     logger,
     heartbeatMs: options.heartbeatMs,
+    limits: options.limits?.calls,
     ...(options.preferredBinding === undefined
       ? {}
       : { preferredBinding: options.preferredBinding }),

@@ -12,7 +12,7 @@
  * (RFC 9110 13.2.2).
  */
 
-import { cardWithInterfaces } from '../bindings/server/server-call.js';
+import { cardWithInterfaces } from '../bindings/server/operation-table.js';
 import type {
   AgentCard,
   AgentInterface,

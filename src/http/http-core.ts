@@ -23,7 +23,6 @@
  */
 
 import {
-  AuthenticationError,
   identifyCaller,
   CallAuthenticationRequest,
   type IdentityCheck,
@@ -39,10 +38,10 @@ import type {
   ServerBinding,
 } from '../bindings/server/server-binding.js';
 import { jsonMediaTypeFor } from '../bindings/server/http-media.js';
-import { limitRefusal } from '../bindings/server/server-call.js';
+import { refusalOf } from '../bindings/server/refusals.js';
+import { RoutedRequest, type InterfacesOfRequest } from '../bindings/server/routed-request.js';
 import type { HttpRequest, HttpResponse } from '../bindings/server/http-exchange.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
-import { LimitExceededError } from '../runtime/call-limit-options.js';
 import type { AgentInterface } from '../protocol/generated/types.js';
 import { AgentCardCache, notModified } from './agent-card-route.js';
 import { createCorsPolicy, type CorsPolicy } from './cors.js';
@@ -79,6 +78,8 @@ interface AgentEntry {
   readonly mount: ResolvedAgentMount;
   readonly bindings: readonly ServerBinding[];
   readonly cards: AgentCardCache;
+  /** Its interfaces under the base URL of a request. */
+  readonly interfacesOf: InterfacesOfRequest;
 }
 
 type Target =
@@ -165,11 +166,13 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
   const agents: AgentEntry[] = resolved.agents.map((mount) => {
     // The bindings are created before the card that lists them, and read it only per request.
     const holder: { cards?: AgentCardCache } = {};
+    const interfacesOfRequest: InterfacesOfRequest = (request) =>
+      holder.cards?.interfaces(baseUrlOf(request, publicUrl)) ?? [];
     const context: BindingContext = {
-      handler: mount.handler,
+      endpoint: mount.endpoint,
       logger,
       maxBodyBytes,
-      agentInterfaces: (request) => holder.cards?.interfaces(baseUrlOf(request, publicUrl)) ?? [],
+      agentInterfaces: interfacesOfRequest,
     };
     const created = mount.bindings.map((factory) => factory({ ...context }));
     const bindings = compat === undefined ? created : compat.mount(created, context);
@@ -193,7 +196,7 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
       compat?.present,
     );
     holder.cards = cards;
-    return { mount, bindings, cards };
+    return { mount, bindings, cards, interfacesOf: interfacesOfRequest };
   });
 
   router.add('GET', '/healthz', { kind: 'health' });
@@ -321,23 +324,16 @@ export function createHttpCore(options: A2AHandlerOptions): HttpCore {
     verdict: IdentityVerdict,
   ): Routed | Promise<Routed> {
     const binding = target.binding;
-    if (verdict instanceof AuthenticationError) {
-      const headers: Record<string, string> = {};
-      if (verdict.challenges.length > 0) {
-        headers['www-authenticate'] = verdict.challenges.join(', ');
-      }
-      const refusal: HttpRefusal = {
-        status: verdict.status,
-        code: verdict.status === 401 ? 'UNAUTHENTICATED' : 'PERMISSION_DENIED',
-        message: verdict.message,
-        headers,
-      };
-      return { response: binding.refuse(refusal, request) };
-    }
-    if (verdict instanceof LimitExceededError) {
-      return { response: binding.refuse(limitRefusal(verdict), request) };
-    }
-    return callRoute(target.route, { http: request, params, principal: verdict });
+    const refusal = refusalOf(verdict);
+    if (refusal !== undefined) return { response: binding.refuse(refusal, request) };
+    const routed = new RoutedRequest(
+      binding.protocolBinding,
+      request,
+      params,
+      verdict as Principal,
+      target.agent.interfacesOf,
+    );
+    return callRoute(target.route, routed);
   }
 
   // Not async: what is answered at once (OPTIONS, health, a refusal of the identity hook) costs

@@ -18,7 +18,10 @@ import {
 } from '../bindings/server/failed-authentication-limiter.js';
 import type { ServerBindingFactory } from '../bindings/server/server-binding.js';
 import { normalizeUrlPath } from '../bindings/server/url-path.js';
+import { createAgentEndpoint, type AgentEndpoint } from '../bindings/server/agent-endpoint.js';
+import type { CallLimitsOptions } from '../bindings/server/call-limit-options.js';
 import type { CompatLayer } from '../bindings/server/compat-layer.js';
+import type { ServerInterceptor } from '../bindings/server/server-interceptor.js';
 import type { AgentCard, AgentCardSignature, AgentInterface } from '../protocol/generated/types.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
 import { integerOption } from '../protocol/integer-option.js';
@@ -54,6 +57,8 @@ export interface A2AAgentMount {
    * send with every request (spec 4.4.6). Tasks are scoped by the tenant each request names.
    */
   readonly tenant?: string | undefined;
+  /** Overrides {@link A2AHandlerOptions.limits} for this agent. */
+  readonly limits?: CallLimitsOptions | undefined;
 }
 
 /** CORS policy: `'*'` (any origin), a list of allowed origins, or `false` (no CORS headers). */
@@ -109,6 +114,17 @@ export interface A2AHandlerOptions {
   readonly heartbeatMs?: number | undefined;
   /** Request log (one `info` line per request) and unexpected errors. Default: silent. */
   readonly logger?: Logger | undefined;
+  /**
+   * Code around every operation of every agent, on every binding (see `ServerInterceptor`),
+   * outermost first.
+   */
+  readonly interceptors?: readonly ServerInterceptor[] | undefined;
+  /**
+   * Abuse limits per caller (requests and new tasks per minute, open streams, parts per message;
+   * see `CallLimitsOptions`), answered HTTP 429 / gRPC `RESOURCE_EXHAUSTED`, counted per agent.
+   * `{}` applies the defaults; absent, none apply (`tandem serve` turns them on by default).
+   */
+  readonly limits?: CallLimitsOptions | undefined;
   /** `Cache-Control: max-age` of agent cards, in seconds. Default 300. */
   readonly cardMaxAgeSeconds?: number | undefined;
   /** Origins allowed to call the agents from a browser. Default `'*'`. */
@@ -144,6 +160,8 @@ export interface ResolvedAgentMount {
   /** `''` for the root, else `/x/y` without a trailing slash. */
   readonly path: string;
   readonly handler: A2ARequestHandler;
+  /** The agent's operations through the interceptors and limits. */
+  readonly endpoint: AgentEndpoint;
   readonly bindings: readonly ServerBindingFactory[];
   readonly interfaces: (baseUrl: string) => readonly AgentInterface[];
   /** Whether `interfaces` was given: interfaces served outside the handler may exist. */
@@ -196,6 +214,12 @@ export function resolveHttpOptions(options: A2AHandlerOptions): ResolvedHttpOpti
     );
   }
   const defaultBindings = options.bindings ?? [jsonRpcBinding(), restBinding()];
+  const logger = options.logger ?? silentLogger;
+  const served = {
+    interceptors: options.interceptors ?? [],
+    limits: options.limits,
+    logger,
+  };
   const agents = options.agents.map((agent, index) => {
     const bindings = agent.bindings ?? defaultBindings;
     if (bindings.length === 0 && agent.interfaces === undefined) {
@@ -206,9 +230,14 @@ export function resolveHttpOptions(options: A2AHandlerOptions): ResolvedHttpOpti
     if (agent.tenant !== undefined && agent.tenant === '') {
       throw new ConfigurationError(`agents[${index}].tenant must not be empty; omit it for none`);
     }
+    const path = normalizeUrlPath(`agents[${index}].path`, agent.path);
     return {
-      path: normalizeUrlPath(`agents[${index}].path`, agent.path),
+      path,
       handler: agent.handler,
+      endpoint: createAgentEndpoint(path, agent.handler, {
+        ...served,
+        limits: agent.limits ?? served.limits,
+      }),
       bindings,
       interfaces: interfacesOption(agent.interfaces),
       external: agent.interfaces !== undefined,
@@ -254,7 +283,7 @@ export function resolveHttpOptions(options: A2AHandlerOptions): ResolvedHttpOpti
       'bytes',
     ),
     heartbeatMs: integerOption('heartbeatMs', options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS, 0, 'ms'),
-    logger: options.logger ?? silentLogger,
+    logger,
     cardMaxAgeSeconds: integerOption(
       'cardMaxAgeSeconds',
       options.cardMaxAgeSeconds ?? DEFAULT_CARD_MAX_AGE_SECONDS,

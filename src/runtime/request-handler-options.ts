@@ -1,13 +1,13 @@
 /**
- * What `createRequestHandler` is given: the agent, where its tasks live, and the limits, push
+ * What `createRequestHandler` is given: the agent, where its tasks live, and the content limits, push
  * notifications and access grants it serves with.
  */
 
 import type { TaskStore } from '../stores/task-store.js';
 import type { AgentDefinition } from './agent.js';
-import type { CallLimitsOptions } from './call-limits.js';
 import type { Logger } from './logger.js';
 import type { PushNotifications } from './push-notifications.js';
+import type { TaskContentLimits } from './task-content-limits.js';
 import type { TaskAccessPolicy } from './task-access-policy.js';
 import type { TaskRuntime } from './task-runtime.js';
 
@@ -36,12 +36,12 @@ export interface RequestHandlerOptions {
    */
   readonly resumeWaitMs?: number | undefined;
   /**
-   * Abuse limits per caller (requests and new tasks per minute, open streams, parts per message;
-   * see `CallLimitsOptions`), answered HTTP 429 / gRPC RESOURCE_EXHAUSTED, and per task (artifact
-   * bytes, kept history; see `TaskContentLimits`). `{}` applies the defaults; absent, none apply
-   * (`tandem serve` turns them on by default).
+   * What one task may hold (artifact bytes, kept history; see `TaskContentLimits`), refused with
+   * the limit's name. `{}` applies the defaults; absent, none apply (`tandem serve` turns them on
+   * by default). The limits per caller (request rates, open streams, parts per message) are the
+   * server's: its `limits` option.
    */
-  readonly limits?: CallLimitsOptions | undefined;
+  readonly contentLimits?: TaskContentLimits | undefined;
   /**
    * Push notifications (`createPushNotifications` over the same runtime): the push operations
    * and inline configs work, and the card says `capabilities.pushNotifications: true`. Absent,

@@ -5,7 +5,6 @@
  * (spec 5.1).
  */
 
-import type { PushDeliveryStatus, PushDeliveryStatusRequest } from './push-notifications.js';
 import type {
   AgentCapabilities,
   AgentCard,
@@ -73,16 +72,6 @@ export interface A2ARequestHandler {
     call: CallContext,
     request: GetExtendedAgentCardRequest,
   ): Promise<Omit<AgentCard, 'supportedInterfaces'>>;
-  /**
-   * Tandem's own, not an A2A operation (the REST binding serves it at
-   * `GET /tasks/{taskId}/pushNotificationConfigs/{id}/deliveryStatus`): where a push config's
-   * deliveries stand, for the owner of its task only (`TaskNotFoundError` for anyone else, as for
-   * a task that does not exist). A handler without it answers `UnsupportedOperationError`.
-   */
-  getPushDeliveryStatus?(
-    call: CallContext,
-    request: PushDeliveryStatusRequest,
-  ): Promise<PushDeliveryStatus>;
 
   /**
    * Checks the requested extensions against the card (spec 3.3.4): throws

@@ -45,7 +45,6 @@ import {
   type RuntimeCard,
 } from './agent-capabilities.js';
 import type { CallContext } from './call-context.js';
-import { withCallLimits } from './call-limits.js';
 import { listTasks } from './list-tasks.js';
 import { silentLogger, type Logger } from './logger.js';
 import type { A2ARequestHandler, EventStream } from './request-handler.js';
@@ -61,6 +60,7 @@ import { waitAtMost } from './wait-at-most.js';
 import { ownRuntime, storeOf } from './handler-runtime.js';
 import type { TaskExecution } from './task-execution.js';
 import type { PushDeliveryStatus, PushDeliveryStatusRequest } from './push-notifications.js';
+import type { PushDeliveryStatusSource } from './push-delivery-status-source.js';
 import { PushConfigOperations } from './push-config-operations.js';
 import type { RequestHandlerOptions } from './request-handler-options.js';
 import { withJsonText } from '../protocol/json-text.js';
@@ -82,15 +82,10 @@ export function createRuntimeRequestHandler(
   options: RequestHandlerOptions,
   defaultStore?: () => TaskStore,
 ): A2ARequestHandler {
-  const handler = new RuntimeRequestHandler(options, defaultStore);
-  if (options.limits === undefined) return handler;
-  const logger =
-    options.logger ??
-    (options.runtime === undefined ? silentLogger : engineOf(options.runtime).logger);
-  return withCallLimits(handler, options.limits, logger);
+  return new RuntimeRequestHandler(options, defaultStore);
 }
 
-class RuntimeRequestHandler implements A2ARequestHandler {
+class RuntimeRequestHandler implements A2ARequestHandler, PushDeliveryStatusSource {
   readonly card: RuntimeCard;
   readonly capabilities: AgentCapabilities;
   readonly #agent: AgentDefinition;
@@ -125,7 +120,7 @@ class RuntimeRequestHandler implements A2ARequestHandler {
     });
     this.#resumeWaitMs = options.resumeWaitMs ?? 5_000;
     this.#contentLimits =
-      options.limits === undefined ? undefined : taskContentLimitsOf(options.limits);
+      options.contentLimits === undefined ? undefined : taskContentLimitsOf(options.contentLimits);
     this.#accessPolicy = options.accessPolicy;
     this.capabilities = effectiveCapabilities(
       options.agent,

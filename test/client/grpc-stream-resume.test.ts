@@ -73,7 +73,7 @@ async function serve(interceptor: ServerInterceptor): Promise<string> {
       ...mount,
       cardInterfaces: () => server.interfacesOf(mount.path),
     })),
-    interceptors: [interceptor],
+    grpcInterceptors: [interceptor],
   });
   const server: A2ANodeServer = createNodeServer({
     agents: mounts.map((mount) => ({ ...mount, interfaces: grpc.interfacesOf(mount.path) })),

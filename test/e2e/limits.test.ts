@@ -16,6 +16,7 @@ import {
   defineAgent,
   type AgentDefinition,
   type CallLimitsOptions,
+  type TaskContentLimits,
 } from '../../src/server.js';
 import { refusal, rejection, violatedFields } from '../support/a2a-errors.js';
 import { testAgent, testCard } from '../support/agents.js';
@@ -59,7 +60,7 @@ const contentAgent: AgentDefinition = defineAgent({
 
 async function serveLimited(
   env: BehaviourEnv,
-  limits: CallLimitsOptions,
+  limits: CallLimitsOptions & TaskContentLimits,
   authenticated = true,
   agent: AgentDefinition = testAgent,
 ) {
@@ -69,8 +70,10 @@ async function serveLimited(
     text: `alice ${ALICE}\nbob ${BOB}`,
     label: 'tokens',
   });
+  const { artifactBytesPerTask, historyLength, ...calls } = limits;
   const server = await env.serve(agent, {
-    limits,
+    limits: calls,
+    contentLimits: { artifactBytesPerTask, historyLength },
     logger,
     http: authenticated ? { authenticate: bearerAuthentication(tokens) } : {},
   });

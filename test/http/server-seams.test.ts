@@ -45,7 +45,7 @@ const pingBinding: ServerBindingFactory = (context) => ({
           response: {
             status: 200,
             headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ agent: context.handler.card.name, caller: principal.id }),
+            body: JSON.stringify({ agent: context.endpoint.agent.card.name, caller: principal.id }),
           },
           report: {
             binding: 'https://example.com/bindings/ping/v1',

@@ -14,11 +14,13 @@ import {
   type AgentDefinition,
   type CallLimitsOptions,
   type Logger,
+  type TaskContentLimits,
   type PushNotifications,
+  type ServerInterceptor,
   type TaskAccessPolicy,
   type TaskRuntime,
 } from '../../src/server.js';
-import { ServerInterceptingCall, type ServerInterceptor } from '@grpc/grpc-js';
+import { ServerInterceptingCall, type ServerInterceptor as GrpcInterceptor } from '@grpc/grpc-js';
 import { createGrpcServer, type A2AGrpcServer } from '../../src/server-grpc.js';
 import { TAG_HEADER, type A2ADriver, type BindingName } from './drivers/a2a-driver.js';
 import { connectDriver } from './drivers/bindings.js';
@@ -40,8 +42,10 @@ export interface ServeOptions {
    * credentials); none unless given.
    */
   readonly connection?: DriverConnection;
-  /** Abuse limits of every request handler (none unless given). */
+  /** Abuse limits of the server, per caller (none unless given). */
   readonly limits?: CallLimitsOptions;
+  /** What one task of every request handler may hold (none unless given). */
+  readonly contentLimits?: TaskContentLimits;
   /** The access policy of every request handler (none unless given). */
   readonly accessPolicy?: TaskAccessPolicy;
   /** Options of the node adapter. */
@@ -53,6 +57,8 @@ export interface ServeOptions {
   readonly grpc?: boolean;
   /** Push notifications of every request handler (over the same runtime). */
   readonly push?: PushNotifications;
+  /** Server interceptors, on every binding. */
+  readonly interceptors?: readonly ServerInterceptor[];
 }
 
 /** A request as the server saw it, found by the tag the test sent (`CallOptions.tag`). */
@@ -102,7 +108,7 @@ export async function startInProcessServer(
         : {}),
       ...(streamBufferSize === undefined ? {} : { streamBufferSize }),
       ...(logger === undefined ? {} : { logger }),
-      ...(options.limits === undefined ? {} : { limits: options.limits }),
+      contentLimits: options.contentLimits,
       ...(options.push === undefined ? {} : { push: options.push }),
       ...(options.accessPolicy === undefined ? {} : { accessPolicy: options.accessPolicy }),
     }),
@@ -116,7 +122,9 @@ export async function startInProcessServer(
             cardInterfaces: () => http.interfacesOf(agent.path),
           })),
           ...(logger === undefined ? {} : { logger }),
-          interceptors: [tracker.interceptor],
+          grpcInterceptors: [tracker.interceptor],
+          limits: options.limits,
+          interceptors: options.interceptors,
           ...(options.http?.authenticate === undefined
             ? {}
             : { authenticate: options.http.authenticate }),
@@ -129,6 +137,8 @@ export async function startInProcessServer(
   const http = createNodeServer({
     ...options.http,
     ...(logger === undefined ? {} : { logger }),
+    limits: options.limits,
+    interceptors: options.interceptors,
     agents: agents.map((agent) =>
       grpc === undefined ? agent : { ...agent, interfaces: grpc.interfacesOf(agent.path) },
     ),
@@ -207,7 +217,7 @@ class TaggedRequests {
     });
   }
 
-  readonly interceptor: ServerInterceptor = (_method, call) => {
+  readonly interceptor: GrpcInterceptor = (_method, call) => {
     let close: (() => void) | undefined;
     const closed = new Promise<void>((resolve) => {
       close = resolve;

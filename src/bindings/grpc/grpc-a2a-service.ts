@@ -24,7 +24,6 @@ import {
   type ServerWritableStream,
 } from '@grpc/grpc-js';
 import {
-  AuthenticationError,
   CallAuthenticationRequest,
   identifyCaller,
   type Authenticator,
@@ -34,48 +33,25 @@ import {
 import type { FailedAuthenticationLimiter } from '../server/failed-authentication-limiter.js';
 import { CallLog } from '../server/call-log.js';
 import { taskIdOf } from '../server/call-report.js';
+import { prepareCall, type PreparedCall } from '../server/prepare-call.js';
+import { refusalOf } from '../server/refusals.js';
+import type { HttpRefusal } from '../server/server-binding.js';
 import {
-  invokeOperation,
-  negotiateVersion,
-  openCall,
-  openStream,
-  parseRequest,
-  refusalOf,
   wireErrorOf,
-  type OpenedCall,
   type StreamingOperation,
   type UnaryOperation,
 } from '../server/server-call.js';
-import { parseLastEventId } from '../server/last-event-id.js';
 import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
-import type { AgentInterface } from '../../protocol/generated/types.js';
-import type { OperationName, OperationRequest } from '../../protocol/operations.js';
+import type { OperationName } from '../../protocol/operations.js';
 import { GRPC_BINDING } from '../../protocol/protocol-bindings.js';
-import { LimitExceededError } from '../../runtime/call-limit-options.js';
 import type { Principal } from '../../runtime/call-context.js';
 import type { Logger } from '../../runtime/logger.js';
-import type { A2ARequestHandler } from '../../runtime/request-handler.js';
-import { GrpcCallSource, MetadataReader } from './grpc-call-source.js';
+import { GrpcCallSource, type GrpcAgentRouter } from './grpc-call-source.js';
 import type { GrpcMethod } from './grpc-codec.js';
 import { GrpcEventStream } from './grpc-event-stream.js';
 import { GrpcCode, STATUS_DETAILS_KEY, encodeStatus, statusOfError } from './grpc-status.js';
 
-/** The agent a request is routed to, and the tenant its call context gets. */
-export interface RoutedAgent {
-  readonly handler: A2ARequestHandler;
-  /** The tenant of the call context: the request's, unless it only served to pick the agent. */
-  readonly tenant: string;
-  /** The agent's interfaces, for `GetExtendedAgentCard`. */
-  readonly interfaces: () => AgentInterface[];
-}
-
-/**
- * Picks the agent of a request by its `tenant` field; `authority` is the call's `:authority`
- * (the host and port the client reached), for the interfaces of an extended card.
- *
- * @throws InvalidParamsError naming `tenant` when no agent is served under it.
- */
-export type GrpcAgentRouter = (tenant: string, authority: string) => RoutedAgent;
+export type { GrpcAgentRouter };
 
 /** What the service implementation is created with. */
 export interface GrpcServiceContext {
@@ -93,27 +69,25 @@ interface ServerStatus {
   readonly metadata: Metadata;
 }
 
-/** A call prepared by steps 1-4, ready to invoke. */
-interface PreparedCall<N extends OperationName> {
-  readonly agent: RoutedAgent;
-  readonly opened: OpenedCall;
-  readonly request: OperationRequest<N>;
-  readonly principal: Principal;
-}
-
 /** Why a call ended before its operation ran (an authentication refusal, a held-off address). */
 class Refused {
   constructor(readonly status: ServerStatus) {}
 }
 
-function authenticationStatus(error: AuthenticationError): ServerStatus {
+/**
+ * A refusal as a gRPC status: its code, the challenges or `retry-after` as metadata. A limit's
+ * refusal carries the binary `google.rpc.Status` too, as errors do; the identity hook's does not,
+ * as grpc-js's own `UNAUTHENTICATED` does not.
+ */
+function refusalStatus(refusal: HttpRefusal): ServerStatus {
   const metadata = new Metadata();
-  if (error.challenges.length > 0) metadata.set('www-authenticate', error.challenges.join(', '));
-  return {
-    code: error.status === 401 ? GrpcCode.UNAUTHENTICATED : GrpcCode.PERMISSION_DENIED,
-    details: error.message,
-    metadata,
-  };
+  for (const [name, value] of Object.entries(refusal.headers ?? {})) metadata.set(name, value);
+  const code = GrpcCode[refusal.code as keyof typeof GrpcCode] ?? GrpcCode.UNKNOWN;
+  if (code === GrpcCode.RESOURCE_EXHAUSTED) {
+    const encoded = encodeStatus(code, refusal.message, []);
+    metadata.set(STATUS_DETAILS_KEY, Buffer.from(encoded.details));
+  }
+  return { code, details: refusal.message, metadata };
 }
 
 function extensionsMetadata(activated: readonly string[]): Metadata | undefined {
@@ -140,25 +114,17 @@ export class GrpcA2AService {
   }
 
   /** The status a thrown value is answered with (logged when it is not an A2A error). */
-  statusOf(error: unknown, operation: OperationName): ServerStatus & { readonly reason?: string } {
+  statusOf(
+    error: unknown,
+    operation: OperationName,
+  ): ServerStatus & { readonly reason?: string | undefined } {
     const refusal = refusalOf(error);
-    if (refusal !== undefined) {
-      const metadata = new Metadata();
-      for (const [name, value] of Object.entries(refusal.headers ?? {})) metadata.set(name, value);
-      const encoded = encodeStatus(GrpcCode.RESOURCE_EXHAUSTED, refusal.message, []);
-      metadata.set(STATUS_DETAILS_KEY, Buffer.from(encoded.details));
-      return { code: encoded.code, details: refusal.message, metadata };
-    }
+    if (refusal !== undefined) return refusalStatus(refusal);
     const wire = wireErrorOf(error, this.#context.logger, { binding: GRPC_BINDING, operation });
     const encoded = statusOfError(wire);
     const metadata = new Metadata();
     metadata.set(STATUS_DETAILS_KEY, Buffer.from(encoded.details));
-    return {
-      code: encoded.code,
-      details: encoded.message,
-      metadata,
-      ...(wire.reason === undefined ? {} : { reason: wire.reason }),
-    };
+    return { code: encoded.code, details: encoded.message, metadata, reason: wire.reason };
   }
 
   /** Steps 1-4 of every call; synchronous when the authenticator is (the anonymous one is). */
@@ -166,51 +132,35 @@ export class GrpcA2AService {
     method: GrpcMethod,
     call: ServerUnaryCall<Buffer, Buffer> | ServerWritableStream<Buffer, Buffer>,
   ): PreparedCall<N> | Refused | Promise<PreparedCall<N> | Refused> {
-    const source = new GrpcCallSource(call);
-    const headers = new MetadataReader(call.metadata);
+    const source = new GrpcCallSource(call, this.#context.route);
     const identified = identifyCaller(
       this.#identity,
-      new CallAuthenticationRequest(GRPC_BINDING, headers, '', source),
+      new CallAuthenticationRequest(GRPC_BINDING, source.serviceParameters, '', source),
       method.path,
     );
     return identified instanceof Promise
-      ? identified.then((verdict) => this.#prepared<N>(method, call, source, headers, verdict))
-      : this.#prepared<N>(method, call, source, headers, identified);
+      ? identified.then((verdict) => this.#prepared<N>(method, call, source, verdict))
+      : this.#prepared<N>(method, call, source, identified);
   }
 
   #prepared<N extends OperationName>(
     method: GrpcMethod,
     call: ServerUnaryCall<Buffer, Buffer> | ServerWritableStream<Buffer, Buffer>,
     source: GrpcCallSource,
-    headers: MetadataReader,
     verdict: IdentityVerdict,
   ): PreparedCall<N> | Refused {
-    if (verdict instanceof AuthenticationError) return new Refused(authenticationStatus(verdict));
-    if (verdict instanceof LimitExceededError) {
-      return new Refused(this.statusOf(verdict, method.operation));
-    }
-    const version =
-      method.protocolVersion === undefined
-        ? negotiateVersion(headers.get('a2a-version')).text
-        : method.protocolVersion;
-    const request = parseRequest(method.operation as N, method.request.decode(call.request));
-    const tenant = (request as { tenant?: unknown }).tenant;
-    const agent = this.#context.route(typeof tenant === 'string' ? tenant : '', call.getHost());
-    const opened = openCall(
-      agent.handler,
-      {
-        principal: verdict,
-        tenant: agent.tenant,
-        protocolVersion: version,
-        extensions: headers.get('a2a-extensions'),
-        afterSeq:
-          method.operation === 'SubscribeToTask'
-            ? parseLastEventId(headers.get('last-event-id'))
-            : undefined,
-      },
+    const refusal = refusalOf(verdict);
+    if (refusal !== undefined) return new Refused(refusalStatus(refusal));
+    source.principal = verdict as Principal;
+    const version = method.protocolVersion;
+    return prepareCall(
       source,
+      method.operation as N,
+      method.request.decode(call.request),
+      source,
+      // A service of an older version translates: its calls are at that version.
+      version === undefined ? undefined : { protocolVersion: version, compatVersion: version },
     );
-    return { agent, opened, request, principal: verdict };
   }
 
   /** Serves a unary method. */
@@ -232,15 +182,9 @@ export class GrpcA2AService {
         return;
       }
       request = prepared.request;
-      principal = prepared.principal;
-      const result = await invokeOperation(
-        prepared.agent.handler,
-        operation,
-        prepared.opened.call,
-        prepared.request as never,
-        { agentInterfaces: prepared.agent.interfaces },
-      );
-      const metadata = extensionsMetadata(prepared.opened.activatedExtensions);
+      principal = prepared.call.principal;
+      const result = await prepared.endpoint.invoke(operation, prepared.call, prepared.request);
+      const metadata = extensionsMetadata(prepared.call.activatedExtensions);
       if (metadata !== undefined) call.sendMetadata(metadata);
       const encoded = method.response.encode(result);
       // A view of the encoded bytes, not a copy: nothing else holds them.
@@ -275,17 +219,16 @@ export class GrpcA2AService {
         return;
       }
       request = prepared.request;
-      principal = prepared.principal;
-      const events = await openStream(
-        prepared.agent.handler,
+      principal = prepared.call.principal;
+      const events = await prepared.endpoint.invoke<StreamingOperation>(
         operation,
-        prepared.opened.call,
-        prepared.request as never,
+        prepared.call,
+        prepared.request,
       );
       const stream = new GrpcEventStream(events, call, this, operation, this.#context.logger, {
         codec: method.response,
-        headers: extensionsMetadata(prepared.opened.activatedExtensions),
-        afterSeq: prepared.opened.call.afterSeq,
+        headers: extensionsMetadata(prepared.call.activatedExtensions),
+        afterSeq: prepared.call.afterSeq,
       });
       stream.onFinish((code, reason) =>
         this.#log(

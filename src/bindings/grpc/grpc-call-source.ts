@@ -9,11 +9,13 @@
 
 import type { PeerCertificate as NodePeerCertificate } from 'node:tls';
 import type { Metadata, ServerUnaryCall } from '@grpc/grpc-js';
+import { GRPC_BINDING } from '../../protocol/protocol-bindings.js';
+import { ANONYMOUS, type Principal } from '../../runtime/call-context.js';
+import type { HeaderReader, PeerCertificate, PeerIdentity } from '../server/http-exchange.js';
+import type { AgentRouter, CallSource, RoutedAgent } from '../server/prepare-call.js';
 
 /** What every kind of server call has (grpc-js does not export its name for it). */
 type ServerSurfaceCall = Omit<ServerUnaryCall<unknown, unknown>, 'request'>;
-import type { HeaderReader, PeerCertificate, PeerIdentity } from '../server/http-exchange.js';
-import type { SignalSource } from '../server/server-call.js';
 
 /** gRPC metadata read like request headers: several values of one key are joined with `, `. */
 export class MetadataReader implements HeaderReader {
@@ -75,14 +77,33 @@ function certificateOf(call: ServerSurfaceCall): PeerCertificate | undefined {
   };
 }
 
-/** The signal and peer of one call, made when first read. */
-export class GrpcCallSource implements SignalSource {
+/** Picks the agent of a request by its tenant, and the authority (`host:port`) it came to. */
+export type GrpcAgentRouter = (tenant: string, authority: string) => RoutedAgent;
+
+/**
+ * One call as the pipeline reads it: its metadata as the service parameters, the principal once
+ * the identity hook has decided, the signal and peer (made when first read), and the agent its
+ * request's tenant routes to.
+ */
+export class GrpcCallSource implements CallSource, AgentRouter {
+  readonly binding = GRPC_BINDING;
+  readonly serviceParameters: MetadataReader;
+  readonly query = '';
+  /** Set once the identity hook has let the call through. */
+  principal: Principal = ANONYMOUS;
   readonly #call: ServerSurfaceCall;
+  readonly #router: GrpcAgentRouter;
   #controller: AbortController | undefined;
   #peer: PeerIdentity | undefined;
 
-  constructor(call: ServerSurfaceCall) {
+  constructor(call: ServerSurfaceCall, router: GrpcAgentRouter) {
     this.#call = call;
+    this.#router = router;
+    this.serviceParameters = new MetadataReader(call.metadata);
+  }
+
+  route(tenant: string): RoutedAgent {
+    return this.#router(tenant, this.#call.getHost());
   }
 
   get signal(): AbortSignal {

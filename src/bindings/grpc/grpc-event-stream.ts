@@ -30,7 +30,7 @@ export interface StreamStatusSource {
   statusOf(
     error: unknown,
     operation: StreamingOperation,
-  ): { code: number; details: string; reason?: string };
+  ): { code: number; details: string; reason?: string | undefined };
 }
 
 const STREAM_RESPONSE: GrpcMessageCodec = grpcMethodOf('SendStreamingMessage').response;
@@ -225,7 +225,7 @@ export class GrpcEventStream {
     this.#end(this.#statuses.statusOf(error, this.#operation));
   }
 
-  #end(status: { code: number; details: string; reason?: string }): void {
+  #end(status: { code: number; details: string; reason?: string | undefined }): void {
     this.#finish(status.code, status.reason);
     this.#sendHeaders(undefined);
     this.#call.emit('error', status);

@@ -22,7 +22,7 @@ import {
   Server,
   ServerCredentials,
   type sendUnaryData,
-  type ServerInterceptor,
+  type ServerInterceptor as GrpcServerInterceptor,
   type ServerUnaryCall,
   type ServerWritableStream,
   type ServiceDefinition,
@@ -45,7 +45,11 @@ import {
   resolveFailedAuthentications,
   type FailedAuthenticationsOption,
 } from '../server/failed-authentication-limiter.js';
-import { GrpcA2AService, type RoutedAgent } from './grpc-a2a-service.js';
+import { createAgentEndpoint, type AgentEndpoint } from '../server/agent-endpoint.js';
+import type { CallLimitsOptions } from '../server/call-limit-options.js';
+import type { RoutedAgent } from '../server/prepare-call.js';
+import type { ServerInterceptor } from '../server/server-interceptor.js';
+import { GrpcA2AService } from './grpc-a2a-service.js';
 import { GRPC_METHODS, type GrpcMethod } from './grpc-codec.js';
 import { addIntrospection } from './grpc-introspection.js';
 
@@ -64,6 +68,8 @@ export interface GrpcAgentMount {
    * as over HTTP); e.g. `() => httpServer.interfacesOf(path)`. Default: its gRPC interface only.
    */
   readonly cardInterfaces?: (() => readonly AgentInterface[]) | undefined;
+  /** Overrides {@link A2AGrpcServerOptions.limits} for this agent. */
+  readonly limits?: CallLimitsOptions | undefined;
 }
 
 /** The server's TLS material, PEM-encoded. */
@@ -102,8 +108,15 @@ export interface A2AGrpcServerOptions {
   readonly publicHost?: string | undefined;
   /** Request log (one `info` line per call) and unexpected errors. Default: silent. */
   readonly logger?: Logger | undefined;
-  /** grpc-js server interceptors around every call (metrics, tracing). */
+  /**
+   * Code around every operation of every agent (see `ServerInterceptor`), as for HTTP
+   * (`A2AHandlerOptions.interceptors`), outermost first.
+   */
   readonly interceptors?: readonly ServerInterceptor[] | undefined;
+  /** Abuse limits per caller, as for HTTP (`A2AHandlerOptions.limits`). Default: none. */
+  readonly limits?: CallLimitsOptions | undefined;
+  /** grpc-js server interceptors around every call, at the transport (below the A2A call). */
+  readonly grpcInterceptors?: readonly GrpcServerInterceptor[] | undefined;
   /**
    * A service of an older protocol version served beside `lf.a2a.v1.A2AService` over the same
    * agents (`v03GrpcService()`: `a2a.v1.A2AService` of A2A 0.3); the agents' cards list its
@@ -147,6 +160,7 @@ const DEFAULT_DEADLINE_MS = 10_000;
 
 interface AgentEntry {
   readonly mount: GrpcAgentMount;
+  readonly endpoint: AgentEndpoint;
   /** The tenant that routes to it; `undefined` for the only agent (it takes every request). */
   readonly routeTenant: string | undefined;
 }
@@ -221,8 +235,17 @@ export function createGrpcServer(options: A2AGrpcServerOptions): A2AGrpcServer {
     'bytes',
   );
   const several = options.agents.length > 1;
+  const served = {
+    interceptors: options.interceptors ?? [],
+    limits: options.limits,
+    logger,
+  };
   const entries: AgentEntry[] = options.agents.map((mount) => ({
     mount,
+    endpoint: createAgentEndpoint(mount.path, mount.handler, {
+      ...served,
+      limits: mount.limits ?? served.limits,
+    }),
     routeTenant: mount.tenant ?? (several ? mount.path.replace(/^\/+/, '') : undefined),
   }));
   const byTenant = new Map<string, AgentEntry>();
@@ -258,10 +281,10 @@ export function createGrpcServer(options: A2AGrpcServerOptions): A2AGrpcServer {
   };
 
   const routed = (entry: AgentEntry, tenant: string, authority: string): RoutedAgent => ({
-    handler: entry.mount.handler,
+    endpoint: entry.endpoint,
     // The tenant that only picked the agent is not the scope of its tasks.
     tenant: entry.routeTenant === undefined || entry.mount.tenant !== undefined ? tenant : '',
-    interfaces: () =>
+    agentInterfaces: () =>
       entry.mount.cardInterfaces !== undefined
         ? entry.mount.cardInterfaces().map((item) => ({ ...item }))
         : interfaceOf(entry, authority.replace(/:\d+$/, '') || 'localhost'),
@@ -297,7 +320,7 @@ export function createGrpcServer(options: A2AGrpcServerOptions): A2AGrpcServer {
     // Channelz keeps per-call counters and traces for an admin service Tandem does not serve;
     // they cost every call.
     'grpc.enable_channelz': 0,
-    interceptors: [...(options.interceptors ?? [])],
+    interceptors: [...(options.grpcInterceptors ?? [])],
   });
   const services: Iterable<GrpcMethod>[] = [GRPC_METHODS.values()];
   if (options.compat !== undefined) services.push(options.compat.methods);

@@ -20,6 +20,7 @@ import {
 } from '../../protocol/errors.js';
 import {
   BODY_TOO_LARGE,
+  type HeaderReader,
   type HttpRequest,
   type HttpResponse,
   type PeerIdentity,
@@ -39,14 +40,16 @@ import type {
   HttpRefusal,
   ServerBinding,
   ServerBindingFactory,
-  StreamReport,
 } from '../server/server-binding.js';
-import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
+import { echoExtensions } from '../server/service-parameters.js';
+import { StreamCallReport } from '../server/stream-report.js';
 import { normalizeUrlPath } from '../server/url-path.js';
 import { NULL_ID_TOKEN, errorEnvelope } from './jsonrpc-envelope.js';
 import {
   createJsonRpcHandler,
   taskIdOfReply,
+  type JsonRpcBodyReply,
+  type JsonRpcEmptyReply,
   type JsonRpcHandler,
   type JsonRpcReply,
   type JsonRpcRequestInput,
@@ -104,7 +107,7 @@ class JsonRpcHttpBinding implements ServerBinding {
   constructor(path: string, context: BindingContext) {
     this.path = path;
     this.#context = context;
-    this.#rpc = createJsonRpcHandler(context.handler, { logger: context.logger });
+    this.#rpc = createJsonRpcHandler(context.endpoint, { logger: context.logger });
     const handle = (request: BindingRequest): Promise<BindingReply> => this.#serve(request);
     this.routes = [
       { method: 'POST', path: '', handle },
@@ -145,7 +148,7 @@ class JsonRpcHttpBinding implements ServerBinding {
       return { response: { ...response, closeConnection: true }, report: refusedReport(400) };
     }
     if (body === BODY_TOO_LARGE) return tooLarge(maxBodyBytes);
-    const reply = await this.#rpc(new RouteInput(body, request, routed.principal, this.#context));
+    const reply = await this.#rpc(new RouteInput(body, routed));
     return { response: toHttpResponse(reply), report: reportOf(reply) };
   }
 }
@@ -170,41 +173,51 @@ function refusedReport(errorCode: number): CallReport {
 }
 
 /**
- * The binding's view of one request. A class, not an object literal with a getter: a literal
- * with its own accessor gets a new hidden class on every evaluation (costly in garbage collection
- * on a path taken by every request).
+ * The binding's view of one request: its body and the routed request as the call's source. A
+ * class, not an object literal with getters: a literal with its own accessors gets a new hidden
+ * class on every evaluation (costly in garbage collection on a path taken by every request).
  */
 class RouteInput implements JsonRpcRequestInput {
-  readonly query: string;
-
   constructor(
     readonly body: string | Uint8Array,
-    readonly headers: HttpRequest,
-    readonly principal: Principal,
-    readonly context: BindingContext,
-  ) {
-    this.query = headers.query;
+    readonly routed: BindingRequest,
+  ) {}
+
+  get binding(): string {
+    return this.routed.binding;
+  }
+
+  get principal(): Principal {
+    return this.routed.principal;
+  }
+
+  get serviceParameters(): HeaderReader {
+    return this.routed.serviceParameters;
+  }
+
+  get query(): string {
+    return this.routed.query;
   }
 
   get signal(): AbortSignal {
-    return this.headers.signal;
+    return this.routed.signal;
   }
 
-  get peer(): PeerIdentity {
-    return this.headers.peer;
+  get peer(): PeerIdentity | undefined {
+    return this.routed.peer;
   }
 
   agentInterfaces(): AgentInterface[] {
-    return this.context.agentInterfaces(this.headers);
+    return this.routed.agentInterfaces();
   }
 }
 
-/** The report of a reply, computed only when the request log reads it. */
-class JsonRpcReport implements StreamReport {
+/** The report of a reply that is not a stream, computed only when the request log reads it. */
+class JsonRpcReport implements CallReport {
   readonly binding = JSONRPC_BINDING;
-  readonly #reply: JsonRpcReply;
+  readonly #reply: JsonRpcBodyReply | JsonRpcEmptyReply;
 
-  constructor(reply: JsonRpcReply) {
+  constructor(reply: JsonRpcBodyReply | JsonRpcEmptyReply) {
     this.#reply = reply;
   }
 
@@ -216,25 +229,19 @@ class JsonRpcReport implements StreamReport {
     return taskIdOfReply(this.#reply);
   }
 
-  get errorCode(): number | string | undefined {
-    const reply = this.#reply;
-    return reply.kind === 'stream' ? reply.stream.errorCode : reply.errorCode;
+  get errorCode(): number | undefined {
+    return this.#reply.errorCode;
   }
 
   get errorReason(): string | undefined {
-    const reply = this.#reply;
-    return reply.kind === 'stream' ? reply.stream.error?.reason : reply.errorReason;
-  }
-
-  onFinish(listener: () => void): void {
-    const reply = this.#reply;
-    if (reply.kind === 'stream') reply.stream.onFinish(listener);
-    else listener();
+    return this.#reply.errorReason;
   }
 }
 
-function reportOf(reply: JsonRpcReply): JsonRpcReport {
-  return new JsonRpcReport(reply);
+function reportOf(reply: JsonRpcReply): CallReport {
+  return reply.kind === 'stream'
+    ? new StreamCallReport(JSONRPC_BINDING, reply.method, reply.params, reply.stream)
+    : new JsonRpcReport(reply);
 }
 
 function toHttpResponse(reply: JsonRpcReply): HttpResponse {
@@ -257,8 +264,6 @@ function toHttpResponse(reply: JsonRpcReply): HttpResponse {
       response = { status: 200, headers, sse: reply.stream };
       break;
   }
-  if (reply.activatedExtensions.length > 0) {
-    headers[EXTENSIONS_HEADER.toLowerCase()] = reply.activatedExtensions.join(', ');
-  }
+  echoExtensions(headers, reply.activatedExtensions);
   return response;
 }

@@ -21,27 +21,20 @@ import {
   MethodNotFoundError,
   type A2AError,
 } from '../../protocol/errors.js';
-import type { AgentInterface } from '../../protocol/generated/types.js';
-import type { HeaderReader, PeerIdentity } from '../server/http-exchange.js';
 import { stringifyProtocolValue } from '../../protocol/json-text.js';
 import { OPERATION_NAMES, isOperationName, type OperationName } from '../../protocol/operations.js';
 import { JSONRPC_BINDING } from '../../protocol/protocol-bindings.js';
-import { ANONYMOUS, type Principal } from '../../runtime/call-context.js';
 import { silentLogger, type Logger } from '../../runtime/logger.js';
-import type { A2ARequestHandler } from '../../runtime/request-handler.js';
+import type { AgentEndpoint } from '../server/agent-endpoint.js';
 import { taskIdOf } from '../server/call-report.js';
-import { parseLastEventId } from '../server/last-event-id.js';
 import {
-  invokeOperation,
-  isStreaming,
-  negotiateVersion,
-  openCall,
-  openStream,
-  parseRequest,
-  readVersionParameter,
-  refusalOf,
-  wireErrorOf,
-} from '../server/server-call.js';
+  prepareCall,
+  type AgentInterfaceSource,
+  type CallOpening,
+  type CallSource,
+} from '../server/prepare-call.js';
+import { refusalOf } from '../server/refusals.js';
+import { isStreaming, wireErrorOf, type StreamingOperation } from '../server/server-call.js';
 import type { HttpRefusal } from '../server/server-binding.js';
 import type { SseEventStream } from '../server/sse-event-stream.js';
 import {
@@ -53,25 +46,15 @@ import {
 } from './jsonrpc-envelope.js';
 import { jsonRpcEventStream } from './jsonrpc-event-stream.js';
 
-/** One JSON-RPC call as the transport received it. */
-export interface JsonRpcRequestInput {
+/**
+ * One JSON-RPC call as the transport received it: the body, and the call's source (principal,
+ * headers — `A2A-Version`, `A2A-Extensions`, `Last-Event-ID` —, query, signal, peer) with the
+ * agent's interfaces for `GetExtendedAgentCard`. A transport may make the signal lazily, behind a
+ * getter: it is read only when the call context is asked for it.
+ */
+export interface JsonRpcRequestInput extends CallSource, AgentInterfaceSource {
   /** The request body, UTF-8. */
   readonly body: string | Uint8Array;
-  /** Request headers: `A2A-Version`, `A2A-Extensions`, `Last-Event-ID`. */
-  readonly headers: HeaderReader;
-  /** The raw query string without `?`, for an `A2A-Version` query parameter. */
-  readonly query?: string | undefined;
-  /**
-   * Fires when the client disconnects. Read only when the call context is asked for it, so a
-   * transport may create it lazily behind a getter.
-   */
-  readonly signal: AbortSignal;
-  /** Who is calling (the identity hook's verdict); anonymous when absent. */
-  readonly principal?: Principal | undefined;
-  /** The other end of the connection, for per-address limits. */
-  readonly peer?: PeerIdentity | undefined;
-  /** The interfaces to declare in `GetExtendedAgentCard` results. */
-  readonly agentInterfaces?: (() => AgentInterface[]) | undefined;
 }
 
 interface JsonRpcReplyBase {
@@ -127,6 +110,8 @@ export type JsonRpcHandler = (input: JsonRpcRequestInput) => Promise<JsonRpcRepl
 
 const NO_EXTENSIONS: readonly string[] = Object.freeze([]);
 const decoder = new TextDecoder();
+/** Violations name `params.message.parts[0]`: the field as the client wrote it. */
+const JSON_RPC_OPENING: CallOpening = Object.freeze({ root: 'params' });
 
 /** The framing fields of a request that passed the JSON-RPC 2.0 checks. */
 interface Framed {
@@ -177,11 +162,11 @@ function errorReply(
 }
 
 /**
- * Creates the JSON-RPC server half for one agent's request handler: decodes and checks the
- * request, then runs the shared call pipeline (`server-call.ts`) over `handler`.
+ * Creates the JSON-RPC server half for one agent: decodes and checks the request, then runs the
+ * shared call pipeline (`server-call.ts`) over the agent's chain.
  */
 export function createJsonRpcHandler(
-  handler: A2ARequestHandler,
+  endpoint: AgentEndpoint,
   options: JsonRpcHandlerOptions = {},
 ): JsonRpcHandler {
   const logger = options.logger ?? silentLogger;
@@ -203,28 +188,12 @@ export function createJsonRpcHandler(
     let params: unknown;
     let activatedExtensions = NO_EXTENSIONS;
     try {
-      const version = negotiateVersion(readVersionParameter(input.headers, input.query));
-      const request = parseRequest(method, rawParams, 'params');
+      const { call, request } = prepareCall(endpoint, method, rawParams, input, JSON_RPC_OPENING);
       params = request;
-      const tenant = (request as { tenant?: unknown }).tenant;
-      const opened = openCall(
-        handler,
-        {
-          principal: input.principal ?? ANONYMOUS,
-          tenant: typeof tenant === 'string' ? tenant : '',
-          protocolVersion: version.text,
-          extensions: input.headers.get('a2a-extensions'),
-          afterSeq:
-            method === 'SubscribeToTask'
-              ? parseLastEventId(input.headers.get('last-event-id'))
-              : undefined,
-        },
-        input,
-      );
-      activatedExtensions = opened.activatedExtensions;
+      activatedExtensions = call.activatedExtensions;
       if (isStreaming(method)) {
         // `request` was parsed for `method`, which the narrowing above does not carry over.
-        const events = await openStream(handler, method, opened.call, request as never);
+        const events = await endpoint.invoke<StreamingOperation>(method, call, request as never);
         const stream = jsonRpcEventStream(events, framed.idToken, logger, method);
         if (!framed.notification) {
           return { kind: 'stream', stream, method, params, activatedExtensions };
@@ -233,7 +202,7 @@ export function createJsonRpcHandler(
         stream.stop();
         return { kind: 'empty', errorCode: undefined, method, params, activatedExtensions };
       }
-      const result = await invokeOperation(handler, method, opened.call, request as never, input);
+      const result = await endpoint.invoke(method, call, request);
       if (framed.notification) {
         return { kind: 'empty', errorCode: undefined, method, params, activatedExtensions };
       }

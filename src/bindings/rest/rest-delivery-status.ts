@@ -22,13 +22,9 @@ import type {
   BindingRoute,
   HttpRefusal,
 } from '../server/server-binding.js';
-import {
-  negotiateVersion,
-  openCall,
-  readVersionParameter,
-  refusalOf,
-  wireErrorOf,
-} from '../server/server-call.js';
+import { openRouteCall } from '../server/prepare-call.js';
+import { refusalOf } from '../server/refusals.js';
+import { wireErrorOf } from '../server/server-call.js';
 
 /** The route's template below the interface URL (and again under `/{tenant}`). */
 export const DELIVERY_STATUS_PATH =
@@ -64,25 +60,15 @@ async function serve(
   refuse: (refusal: HttpRefusal, request: HttpRequest) => HttpResponse,
   routed: BindingRequest,
 ): Promise<BindingReply> {
-  const { http, params, principal } = routed;
-  const { handler, logger } = context;
+  const { http, params } = routed;
+  const { endpoint, logger } = context;
   const taskId = params.task_id ?? '';
   const mediaType = jsonMediaTypeFor(http.get('accept'));
   try {
-    const version = negotiateVersion(readVersionParameter(http, http.query));
-    const { call } = openCall(
-      handler,
-      {
-        principal,
-        tenant: params.tenant ?? '',
-        protocolVersion: version.text,
-        extensions: http.get('a2a-extensions'),
-        afterSeq: undefined,
-      },
-      http,
-    );
-    if (handler.getPushDeliveryStatus === undefined) throw deliveryStatusUnsupported();
-    const status = await handler.getPushDeliveryStatus(call, { taskId, id: params.id ?? '' });
+    const call = openRouteCall(endpoint, routed, params.tenant ?? '');
+    const source = endpoint.deliveryStatus;
+    if (source === undefined) throw deliveryStatusUnsupported();
+    const status = await source.getPushDeliveryStatus(call, { taskId, id: params.id ?? '' });
     return {
       response: {
         status: 200,

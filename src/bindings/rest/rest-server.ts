@@ -33,9 +33,9 @@ import { decodeQueryParameters } from '../../protocol/query-parameters.js';
 import { HTTP_JSON_BINDING } from '../../protocol/protocol-bindings.js';
 import { encodeSseEvent } from '../../protocol/sse-encoder.js';
 import { CURRENT_PROTOCOL_VERSION } from '../../protocol/version.js';
+import { negotiateVersion, readVersionParameter } from '../server/service-parameters.js';
 import { taskIdOf, type CallReport } from '../server/call-report.js';
 import { A2A_JSON_MEDIA_TYPE, jsonMediaTypeFor, sseHeaders } from '../server/http-media.js';
-import { parseLastEventId } from '../server/last-event-id.js';
 import { BodyRefusal, readRequestText, type RequestBodyRules } from '../server/request-body.js';
 import type {
   BindingContext,
@@ -45,20 +45,12 @@ import type {
   HttpRefusal,
   ServerBinding,
   ServerBindingFactory,
-  StreamReport,
 } from '../server/server-binding.js';
-import {
-  invokeOperation,
-  isStreaming,
-  negotiateVersion,
-  openCall,
-  openStream,
-  parseRequest,
-  readVersionParameter,
-  refusalOf,
-  wireErrorOf,
-} from '../server/server-call.js';
-import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
+import { prepareCall } from '../server/prepare-call.js';
+import { refusalOf } from '../server/refusals.js';
+import { isStreaming, wireErrorOf, type StreamingOperation } from '../server/server-call.js';
+import { echoExtensions } from '../server/service-parameters.js';
+import { StreamCallReport } from '../server/stream-report.js';
 import { normalizeUrlPath } from '../server/url-path.js';
 import { SseEventStream, type SseFraming } from '../server/sse-event-stream.js';
 import { REST_ROUTES, pathVariablesOf, type RestRouteTemplate } from './rest-routes.js';
@@ -153,50 +145,39 @@ class RestHttpBinding implements ServerBinding {
   }
 
   async #serve(template: RestRouteTemplate, routed: BindingRequest): Promise<BindingReply> {
-    const { http, params, principal } = routed;
-    const { handler, logger } = this.#context;
+    const { http, params } = routed;
+    const { endpoint, logger } = this.#context;
     const operation = template.operation;
     let request: object | undefined;
     let activatedExtensions: readonly string[] = [];
     try {
-      const version = negotiateVersion(readVersionParameter(http, http.query));
+      // The version is checked before the request is read: a client of another version learns
+      // that first, whatever its body.
+      const protocolVersion = negotiateVersion(readVersionParameter(http, http.query)).text;
       const raw = template.body
         ? await this.#readBody(http)
         : decodeQueryParameters(operations[operation].requestType, http.query);
       if (raw instanceof BodyRefusal) return this.#refused(operation, raw, http);
-      const parsed = parseRequest(operation, withPathVariables(operation, template, params, raw));
-      request = parsed;
-      const tenant = (parsed as { tenant?: unknown }).tenant;
-      const opened = openCall(
-        handler,
-        {
-          principal,
-          tenant: typeof tenant === 'string' ? tenant : '',
-          protocolVersion: version.text,
-          extensions: http.get('a2a-extensions'),
-          afterSeq:
-            operation === 'SubscribeToTask'
-              ? parseLastEventId(http.get('last-event-id'))
-              : undefined,
-        },
-        http,
+      const { call, request: parsed } = prepareCall(
+        endpoint,
+        operation,
+        withPathVariables(operation, template, params, raw),
+        routed,
+        { protocolVersion },
       );
-      activatedExtensions = opened.activatedExtensions;
+      request = parsed;
+      activatedExtensions = call.activatedExtensions;
       const headers: Record<string, string> = {};
-      if (activatedExtensions.length > 0) {
-        headers[EXTENSIONS_HEADER.toLowerCase()] = activatedExtensions.join(', ');
-      }
+      echoExtensions(headers, activatedExtensions);
       if (isStreaming(operation)) {
-        const events = await openStream(handler, operation, opened.call, parsed as never);
+        const events = await endpoint.invoke<StreamingOperation>(operation, call, parsed as never);
         const stream = new SseEventStream(events, FRAMING, logger, operation);
         return {
           response: { status: 200, headers: { ...sseHeaders(), ...headers }, sse: stream },
-          report: new RestStreamReport(operation, parsed, stream),
+          report: new StreamCallReport(HTTP_JSON_BINDING, operation, parsed, stream),
         };
       }
-      const result = await invokeOperation(handler, operation, opened.call, parsed as never, {
-        agentInterfaces: () => this.#context.agentInterfaces(http),
-      });
+      const result = await endpoint.invoke(operation, call, parsed);
       headers['content-type'] = responseMediaType(http);
       return {
         response: { status: 200, headers, body: stringifyProtocolValue(result) },
@@ -212,9 +193,7 @@ class RestHttpBinding implements ServerBinding {
       }
       const wire = wireErrorOf(error, logger, { binding: HTTP_JSON_BINDING, operation });
       const headers: Record<string, string> = { 'content-type': responseMediaType(http) };
-      if (activatedExtensions.length > 0) {
-        headers[EXTENSIONS_HEADER.toLowerCase()] = activatedExtensions.join(', ');
-      }
+      echoExtensions(headers, activatedExtensions);
       return {
         response: {
           status: wire.httpStatus,
@@ -313,31 +292,4 @@ function report(
     errorCode: error?.httpStatus,
     errorReason: error?.reason,
   };
-}
-
-/** The report of a stream: its outcome is read once it has finished. */
-class RestStreamReport implements StreamReport {
-  readonly binding = HTTP_JSON_BINDING;
-
-  constructor(
-    readonly operation: OperationName,
-    readonly request: unknown,
-    readonly stream: SseEventStream,
-  ) {}
-
-  get taskId(): string | undefined {
-    return taskIdOf(this.request, this.stream.firstPayload);
-  }
-
-  get errorCode(): number | string | undefined {
-    return this.stream.errorCode;
-  }
-
-  get errorReason(): string | undefined {
-    return this.stream.error?.reason;
-  }
-
-  onFinish(listener: () => void): void {
-    this.stream.onFinish(listener);
-  }
 }

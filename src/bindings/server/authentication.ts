@@ -19,7 +19,7 @@ import type { SecurityRequirement, SecurityScheme } from '../../protocol/generat
 import type { HeaderReader, PeerIdentity } from './http-exchange.js';
 import { LocalError } from '../../protocol/local-errors.js';
 import { ANONYMOUS, type Principal } from '../../runtime/call-context.js';
-import type { LimitExceededError } from '../../runtime/call-limit-options.js';
+import type { LimitExceededError } from './call-limit-options.js';
 import type { Logger } from '../../runtime/logger.js';
 import type { FailedAuthenticationLimiter } from './failed-authentication-limiter.js';
 

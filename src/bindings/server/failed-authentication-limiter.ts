@@ -17,8 +17,8 @@
  * callers without one (an embedding that reports no peer) share one budget.
  */
 
-import { LimitExceededError } from '../../runtime/call-limit-options.js';
-import { TokenBuckets } from '../../runtime/token-buckets.js';
+import { LimitExceededError } from './call-limit-options.js';
+import { TokenBuckets } from './token-buckets.js';
 import { integerOption } from '../../protocol/integer-option.js';
 
 /** Options of {@link FailedAuthenticationLimiter}. */

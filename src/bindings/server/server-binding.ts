@@ -15,14 +15,19 @@ import type { HttpRequest, HttpResponse } from './http-exchange.js';
 import type { AgentInterface } from '../../protocol/generated/types.js';
 import type { Principal } from '../../runtime/call-context.js';
 import type { Logger } from '../../runtime/logger.js';
-import type { A2ARequestHandler } from '../../runtime/request-handler.js';
+import type { AgentEndpoint } from './agent-endpoint.js';
 import type { CallReport } from './call-report.js';
+import type { AgentInterfaceSource, CallSource } from './prepare-call.js';
 
 /** An HTTP method a route answers. */
 export type RouteMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** A request routed to a binding. */
-export interface BindingRequest {
+/**
+ * A request routed to a binding: the call's source for `prepareCall` (its binding, principal,
+ * headers as service parameters, query, signal and peer), and the agent's interfaces under the
+ * URL it came to.
+ */
+export interface BindingRequest extends CallSource, AgentInterfaceSource {
   readonly http: HttpRequest;
   /** The path variables of the route's template, percent-decoded (`{ id: 'task-1' }`). */
   readonly params: Readonly<Record<string, string>>;
@@ -84,7 +89,8 @@ export interface ServerBinding {
 
 /** What a binding is created with, for each agent it serves. */
 export interface BindingContext {
-  readonly handler: A2ARequestHandler;
+  /** The agent: its operations through the server's interceptors and limits. */
+  readonly endpoint: AgentEndpoint;
   readonly logger: Logger;
   /** Largest accepted request body, in bytes. */
   readonly maxBodyBytes: number;

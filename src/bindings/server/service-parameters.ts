@@ -82,3 +82,18 @@ export function parseExtensionsHeader(value: string | null | undefined): readonl
 }
 
 const NO_EXTENSIONS: readonly string[] = Object.freeze([]);
+
+/**
+ * Echoes the extensions a call activated in the response headers (spec 3.3.4): `A2A-Extensions`,
+ * and for a 0.3 client also `X-A2A-Extensions`, which 0.3 read. Nothing when none were.
+ */
+export function echoExtensions(
+  headers: Record<string, string>,
+  activated: readonly string[],
+  compatVersion?: string,
+): void {
+  if (activated.length === 0) return;
+  const value = activated.join(', ');
+  headers['a2a-extensions'] = value;
+  if (compatVersion !== undefined) headers['x-a2a-extensions'] = value;
+}

@@ -8,7 +8,7 @@
  * at the same URL.
  */
 
-import { InvalidRequestError } from '../../protocol/errors.js';
+import { InvalidRequestError, type A2AError } from '../../protocol/errors.js';
 import {
   BODY_TOO_LARGE,
   type HttpRequest,
@@ -19,6 +19,7 @@ import { JSONRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import { parseProtocolVersion } from '../../protocol/version.js';
 import { idTokenOf, NULL_ID_TOKEN, type JsonRpcId } from '../jsonrpc/jsonrpc-envelope.js';
 import { formatBytes, mediaTypeOf, sseHeaders } from '../server/http-media.js';
+import { echoExtensions } from '../server/service-parameters.js';
 import type {
   BindingContext,
   BindingReply,
@@ -26,12 +27,12 @@ import type {
   BindingRoute,
   HttpRefusal,
   ServerBinding,
-  StreamReport,
 } from '../server/server-binding.js';
+import { RoutedRequest } from '../server/routed-request.js';
 import { readVersionParameter } from '../server/server-call.js';
 import { isObject } from './translate/untranslatable.js';
 import { isV03Interface } from './translate/v03-card.js';
-import { serveV03Call, v03ErrorBody, type V03Outcome } from './v03-jsonrpc-server.js';
+import { serveV03Call, v03ErrorBody, v03ReportOf, type V03Outcome } from './v03-jsonrpc-server.js';
 import { isV03Method, V03_VERSION } from './translate/v03-types.js';
 
 const JSON_MEDIA_TYPES = new Set(['application/json', 'application/a2a+json']);
@@ -85,37 +86,11 @@ function isAtV03(request: HttpRequest): boolean {
   return version?.text === V03_VERSION;
 }
 
-class V03Report implements StreamReport {
-  readonly binding = JSONRPC_BINDING;
-  constructor(readonly outcome: V03Outcome) {}
-  get operation() {
-    return this.outcome.operation;
-  }
-  get taskId() {
-    return this.outcome.taskId;
-  }
-  get errorCode(): number | undefined {
-    const reply = this.outcome.reply;
-    return reply.kind === 'stream' ? reply.stream.error?.code : this.outcome.error?.code;
-  }
-  get errorReason(): string | undefined {
-    const reply = this.outcome.reply;
-    return reply.kind === 'stream' ? reply.stream.error?.reason : this.outcome.error?.reason;
-  }
-  onFinish(listener: () => void): void {
-    const reply = this.outcome.reply;
-    if (reply.kind === 'stream') reply.stream.onFinish(listener);
-    else listener();
-  }
-}
+const errorCodeOf = (error: A2AError): number => error.code;
 
 function responseOf(outcome: V03Outcome): HttpResponse {
   const response = bareResponseOf(outcome);
-  const extensions = outcome.activatedExtensions ?? [];
-  if (extensions.length > 0) {
-    response.headers['a2a-extensions'] = extensions.join(', ');
-    response.headers['x-a2a-extensions'] = extensions.join(', ');
-  }
+  echoExtensions(response.headers, outcome.activatedExtensions ?? [], V03_VERSION);
   return response;
 }
 
@@ -193,7 +168,15 @@ class V03JsonRpcDoor implements ServerBinding {
       // 0.3 names are `category/action`; 1.0 names have no slash.
       !(isV03Method(message.method) || message.method.includes('/'))
     ) {
-      return route.handle({ ...routed, http: new ReadRequest(request, body) });
+      return route.handle(
+        new RoutedRequest(
+          routed.binding,
+          new ReadRequest(request, body),
+          routed.params,
+          routed.principal,
+          this.#context.agentInterfaces,
+        ),
+      );
     }
     const hasId = Object.hasOwn(message, 'id');
     const id = message.id;
@@ -202,27 +185,23 @@ class V03JsonRpcDoor implements ServerBinding {
       return this.#answer(NULL_ID_TOKEN, error);
     }
     const idToken = hasId ? idTokenOf(text, id as JsonRpcId) : NULL_ID_TOKEN;
-    const interfaces = this.#context.agentInterfaces(request);
-    const tenant = interfaces.find(isV03Interface)?.tenant ?? '';
+    const tenant = this.#context.agentInterfaces(request).find(isV03Interface)?.tenant ?? '';
     const outcome = await serveV03Call(
-      this.#context.handler,
+      this.#context.endpoint,
       {
         method: message.method,
         params: message.params ?? {},
         idToken,
         notification: !hasId,
-        headers: request,
-        principal: routed.principal,
-        get signal() {
-          return request.signal;
-        },
-        peer: request.peer,
+        source: routed,
         tenant,
-        agentInterfaces: () => interfaces,
       },
       logger,
     );
-    return { response: responseOf(outcome), report: new V03Report(outcome) };
+    return {
+      response: responseOf(outcome),
+      report: v03ReportOf(JSONRPC_BINDING, outcome, errorCodeOf),
+    };
   }
 
   #answer(idToken: string, error: InvalidRequestError): BindingReply {
@@ -232,7 +211,10 @@ class V03JsonRpcDoor implements ServerBinding {
       taskId: undefined,
       error,
     };
-    return { response: responseOf(outcome), report: new V03Report(outcome) };
+    return {
+      response: responseOf(outcome),
+      report: v03ReportOf(JSONRPC_BINDING, outcome, errorCodeOf),
+    };
   }
 
   #refused(status: number, message: string, request: HttpRequest, close: boolean): BindingReply {
@@ -247,7 +229,10 @@ class V03JsonRpcDoor implements ServerBinding {
       taskId: undefined,
       error,
     };
-    return { response: { ...response, closeConnection: close }, report: new V03Report(outcome) };
+    return {
+      response: { ...response, closeConnection: close },
+      report: v03ReportOf(JSONRPC_BINDING, outcome, errorCodeOf),
+    };
   }
 }
 

@@ -16,28 +16,25 @@ import {
   MethodNotFoundError,
   type A2AError,
 } from '../../protocol/errors.js';
-import type { AgentInterface, StreamResponse } from '../../protocol/generated/types.js';
-import type { HeaderReader, PeerIdentity } from '../server/http-exchange.js';
+import type { StreamResponse } from '../../protocol/generated/types.js';
 import type { OperationName } from '../../protocol/operations.js';
 import { JSONRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import { encodeSseEvent } from '../../protocol/sse-encoder.js';
-import type { Principal } from '../../runtime/call-context.js';
 import type { Logger } from '../../runtime/logger.js';
-import type { A2ARequestHandler } from '../../runtime/request-handler.js';
-import { taskIdOf } from '../server/call-report.js';
-import { parseLastEventId } from '../server/last-event-id.js';
+import type { AgentEndpoint } from '../server/agent-endpoint.js';
+import { taskIdOf, type CallReport } from '../server/call-report.js';
+import { prepareCall } from '../server/prepare-call.js';
+import { refusalOf } from '../server/refusals.js';
+import type { BindingRequest, HttpRefusal } from '../server/server-binding.js';
 import {
-  invokeOperation,
   isStreaming,
-  openCall,
-  openStream,
-  parseRequest,
-  refusalOf,
   wireErrorOf,
+  type ServerCall,
+  type StreamingOperation,
   type UnaryOperation,
 } from '../server/server-call.js';
-import type { HttpRefusal } from '../server/server-binding.js';
 import { SseEventStream, type SseFraming } from '../server/sse-event-stream.js';
+import { StreamCallReport } from '../server/stream-report.js';
 import { UntranslatableError } from './translate/untranslatable.js';
 import { errorToV03, invalidParamsOf } from './translate/v03-errors.js';
 import { OPERATION_OF, requestFromV03 } from './translate/v03-requests.js';
@@ -53,13 +50,10 @@ export interface V03Call {
   readonly idToken: string;
   /** No `id` member: execute, answer nothing. */
   readonly notification: boolean;
-  readonly headers: HeaderReader;
-  readonly principal: Principal;
-  readonly signal: AbortSignal;
-  readonly peer?: PeerIdentity | undefined;
+  /** The request as routed to the door: the call's source. */
+  readonly source: BindingRequest;
   /** The tenant of the 0.3 interface (0.3 requests carry none). */
   readonly tenant: string;
-  readonly agentInterfaces: () => AgentInterface[];
   /** How results, errors and events are written; JSON-RPC 0.3 responses by default. */
   readonly wire?: V03Wire | undefined;
 }
@@ -81,7 +75,12 @@ export interface V03Wire {
 export type V03Reply =
   | { readonly kind: 'body'; readonly body: string; readonly refusal?: HttpRefusal | undefined }
   | { readonly kind: 'empty' }
-  | { readonly kind: 'stream'; readonly stream: SseEventStream };
+  | {
+      readonly kind: 'stream';
+      readonly stream: SseEventStream;
+      /** The validated request, for the task the log names. */
+      readonly request: unknown;
+    };
 
 export interface V03Outcome {
   readonly reply: V03Reply;
@@ -90,6 +89,30 @@ export interface V03Outcome {
   readonly operation: OperationName | undefined;
   readonly taskId: string | undefined;
   readonly error: A2AError | undefined;
+}
+
+/**
+ * What the request log reads of a 0.3 call: a stream's report, whose outcome is known once it has
+ * finished, else the outcome's. `codeOf` is the binding's code of an error (the JSON-RPC code,
+ * or the HTTP status).
+ */
+export function v03ReportOf(
+  binding: string,
+  outcome: V03Outcome,
+  codeOf: (error: A2AError) => number,
+): CallReport {
+  const reply = outcome.reply;
+  if (reply.kind === 'stream') {
+    return new StreamCallReport(binding, outcome.operation, reply.request, reply.stream);
+  }
+  const error = outcome.error;
+  return {
+    binding,
+    operation: outcome.operation,
+    taskId: outcome.taskId,
+    errorCode: error === undefined ? undefined : codeOf(error),
+    errorReason: error?.reason,
+  };
 }
 
 function envelope(idToken: string, member: 'result' | 'error', json: string): string {
@@ -152,10 +175,10 @@ function methodNotFound(method: string): MethodNotFoundError {
 /**
  * Answers one 0.3 call; never rejects.
  *
- * @param handler the agent's 1.0 request handler.
+ * @param endpoint the agent, whose 1.0 chain the translated call goes through.
  */
 export async function serveV03Call(
-  handler: A2ARequestHandler,
+  endpoint: AgentEndpoint,
   call: V03Call,
   logger: Logger,
 ): Promise<V03Outcome> {
@@ -172,24 +195,18 @@ export async function serveV03Call(
       if (error instanceof UntranslatableError) throw invalidParamsOf(error);
       throw error;
     }
-    request = parseRequest(operation, translated, 'params');
-    const opened = openCall(
-      handler,
-      {
-        principal: call.principal,
-        tenant: call.tenant,
-        protocolVersion: V03_VERSION,
-        extensions: call.headers.get('x-a2a-extensions') ?? call.headers.get('a2a-extensions'),
-        afterSeq:
-          operation === 'SubscribeToTask'
-            ? parseLastEventId(call.headers.get('last-event-id'))
-            : undefined,
-      },
-      call,
-    );
+    const headers = call.source.serviceParameters;
+    const prepared = prepareCall(endpoint, operation, translated, call.source, {
+      root: 'params',
+      protocolVersion: V03_VERSION,
+      compatVersion: V03_VERSION,
+      extensions: headers.get('x-a2a-extensions') ?? headers.get('a2a-extensions'),
+    });
+    request = prepared.request;
+    const opened = prepared.call;
     const activatedExtensions = opened.activatedExtensions;
     if (isStreaming(operation)) {
-      const events = await openStream(handler, operation, opened.call, request as never);
+      const events = await endpoint.invoke<StreamingOperation>(operation, opened, request as never);
       const stream = new SseEventStream(events, writer.framing(logger), logger, operation);
       if (call.notification) {
         stream.stop();
@@ -202,13 +219,13 @@ export async function serveV03Call(
       }
       return {
         activatedExtensions,
-        reply: { kind: 'stream', stream },
+        reply: { kind: 'stream', stream, request },
         operation,
         taskId: taskIdOf(request, undefined),
         error: undefined,
       };
     }
-    const result = await listAll(handler, operation, opened.call, request, call);
+    const result = await listAll(endpoint, operation, opened, request);
     const taskId = taskIdOf(request, result);
     if (call.notification) return { reply: { kind: 'empty' }, operation, taskId, error: undefined };
     let body: string;
@@ -244,21 +261,19 @@ export async function serveV03Call(
  * method answers the whole list.
  */
 async function listAll(
-  handler: A2ARequestHandler,
+  endpoint: AgentEndpoint,
   operation: UnaryOperation,
-  context: Parameters<typeof invokeOperation>[2],
+  call: ServerCall,
   request: unknown,
-  call: V03Call,
 ): Promise<unknown> {
-  const environment = { agentInterfaces: call.agentInterfaces };
   if (operation !== 'ListTaskPushNotificationConfigs') {
-    return invokeOperation(handler, operation, context, request as never, environment);
+    return endpoint.invoke(operation, call, request as never);
   }
   const configs: unknown[] = [];
   let pageToken: string | undefined;
   for (let page = 0; page < 1000; page++) {
     const pageRequest = pageToken === undefined ? request : { ...(request as object), pageToken };
-    const result = (await invokeOperation(handler, operation, context, pageRequest as never)) as {
+    const result = (await endpoint.invoke(operation, call, pageRequest as never)) as {
       configs?: unknown[];
       nextPageToken?: string;
     };

@@ -27,6 +27,7 @@ import { HTTP_JSON_BINDING } from '../../protocol/protocol-bindings.js';
 import { encodeSseEvent } from '../../protocol/sse-encoder.js';
 import type { Logger } from '../../runtime/logger.js';
 import { sseHeaders } from '../server/http-media.js';
+import { echoExtensions } from '../server/service-parameters.js';
 import type {
   BindingContext,
   BindingReply,
@@ -35,7 +36,6 @@ import type {
   HttpRefusal,
   RouteMethod,
   ServerBinding,
-  StreamReport,
 } from '../server/server-binding.js';
 import { BodyRefusal, readRequestText, type RequestBodyRules } from '../server/request-body.js';
 import type { SseFraming } from '../server/sse-event-stream.js';
@@ -50,7 +50,7 @@ import {
 import { resultToProto } from './translate/v03-protojson-results.js';
 import { streamEventToV03 } from './translate/v03-task.js';
 import { V03_VERSION, type V03Method } from './translate/v03-types.js';
-import { serveV03Call, type V03Outcome, type V03Wire } from './v03-jsonrpc-server.js';
+import { serveV03Call, v03ReportOf, type V03Outcome, type V03Wire } from './v03-jsonrpc-server.js';
 
 type Json = Record<string, unknown>;
 
@@ -200,40 +200,12 @@ const REST_WIRE: V03Wire = {
   framing: (logger) => new V03RestFraming(logger),
 };
 
-class V03RestReport implements StreamReport {
-  readonly binding = HTTP_JSON_BINDING;
-  constructor(readonly outcome: V03Outcome) {}
-  get operation() {
-    return this.outcome.operation;
-  }
-  get taskId() {
-    return this.outcome.taskId;
-  }
-  get errorCode(): number | undefined {
-    const reply = this.outcome.reply;
-    return reply.kind === 'stream'
-      ? reply.stream.error?.httpStatus
-      : this.outcome.error?.httpStatus;
-  }
-  get errorReason(): string | undefined {
-    const reply = this.outcome.reply;
-    return reply.kind === 'stream' ? reply.stream.error?.reason : this.outcome.error?.reason;
-  }
-  onFinish(listener: () => void): void {
-    const reply = this.outcome.reply;
-    if (reply.kind === 'stream') reply.stream.onFinish(listener);
-    else listener();
-  }
-}
+const errorCodeOf = (error: A2AError): number => error.httpStatus;
 
 function responseOf(outcome: V03Outcome): HttpResponse {
   const reply = outcome.reply;
   const headers: Record<string, string> = {};
-  const extensions = outcome.activatedExtensions ?? [];
-  if (extensions.length > 0) {
-    headers['a2a-extensions'] = extensions.join(', ');
-    headers['x-a2a-extensions'] = extensions.join(', ');
-  }
+  echoExtensions(headers, outcome.activatedExtensions ?? [], V03_VERSION);
   switch (reply.kind) {
     case 'stream':
       return { status: 200, headers: { ...sseHeaders(), ...headers }, sse: reply.stream };
@@ -297,32 +269,29 @@ class V03RestDoor implements ServerBinding {
         status: body.status,
         closeConnection: body.closeConnection,
       };
-      return { response, report: new V03RestReport(outcome) };
+      return { response, report: v03ReportOf(HTTP_JSON_BINDING, outcome, errorCodeOf) };
     }
-    const interfaces = this.#context.agentInterfaces(request);
     const tenant =
-      interfaces.find((i) => isV03Interface(i) && i.protocolBinding === HTTP_JSON_BINDING)
-        ?.tenant ?? '';
+      this.#context
+        .agentInterfaces(request)
+        .find((i) => isV03Interface(i) && i.protocolBinding === HTTP_JSON_BINDING)?.tenant ?? '';
     const outcome = await serveV03Call(
-      this.#context.handler,
+      this.#context.endpoint,
       {
         method: route.v03Method,
         params: route.params(routed.params, body, request.query),
         idToken: 'null',
         notification: false,
-        headers: request,
-        principal: routed.principal,
-        get signal() {
-          return request.signal;
-        },
-        peer: request.peer,
+        source: routed,
         tenant,
-        agentInterfaces: () => interfaces,
         wire: REST_WIRE,
       },
       this.#context.logger,
     );
-    return { response: responseOf(outcome), report: new V03RestReport(outcome) };
+    return {
+      response: responseOf(outcome),
+      report: v03ReportOf(HTTP_JSON_BINDING, outcome, errorCodeOf),
+    };
   }
 
   /** The JSON object of a body (`{}` when empty), or why it is refused. */

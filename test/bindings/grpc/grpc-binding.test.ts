@@ -130,17 +130,16 @@ describe('gRPC binding', () => {
     handlers = [
       watched,
       createRequestHandler({ agent: extensionAgent, runtime, agentName: 'grpc-ext' }),
-      createRequestHandler({
-        agent: testAgent,
-        runtime,
-        agentName: 'grpc-limited',
-        limits: { requestsPerMinute: 2 },
-      }),
+      createRequestHandler({ agent: testAgent, runtime, agentName: 'grpc-limited' }),
     ];
     const mounts = [
       { path: '/agents/a', handler: handlers[0] as A2ARequestHandler },
       { path: '/agents/ext', handler: handlers[1] as A2ARequestHandler },
-      { path: '/agents/limited', handler: handlers[2] as A2ARequestHandler },
+      {
+        path: '/agents/limited',
+        handler: handlers[2] as A2ARequestHandler,
+        limits: { requestsPerMinute: 2 },
+      },
     ];
     grpc = createGrpcServer({ agents: mounts });
     ({ address } = await grpc.listen());

@@ -3,11 +3,16 @@ import type { JsonRpcEventStream } from '../../../src/bindings/jsonrpc/jsonrpc-e
 import { TaskNotFoundError } from '../../../src/index.js';
 import {
   createJsonRpcHandler,
+  type JsonRpcHandler,
+  type JsonRpcHandlerOptions,
   type JsonRpcReply,
   type JsonRpcRequestInput,
 } from '../../../src/bindings/jsonrpc/jsonrpc-server.js';
+import { createAgentEndpoint } from '../../../src/bindings/server/agent-endpoint.js';
 import {
+  ANONYMOUS,
   createRequestHandler,
+  silentLogger,
   streamEvent,
   type A2ARequestHandler,
   type AgentDefinition,
@@ -31,14 +36,27 @@ interface Parsed {
 function input(
   body: string,
   headers: Record<string, string> = { 'a2a-version': '1.0' },
-  query?: string,
+  query = '',
 ): JsonRpcRequestInput {
   return {
     body,
-    headers: new Headers(headers),
+    binding: 'JSONRPC',
+    principal: ANONYMOUS,
+    serviceParameters: new Headers(headers),
     query,
     signal: new AbortController().signal,
+    agentInterfaces: () => [],
   };
+}
+
+/** The JSON-RPC server half over `handler`, with no interceptors and no limits. */
+function rpcOver(handler: A2ARequestHandler, options?: JsonRpcHandlerOptions): JsonRpcHandler {
+  const endpoint = createAgentEndpoint('', handler, {
+    interceptors: [],
+    limits: undefined,
+    logger: silentLogger,
+  });
+  return createJsonRpcHandler(endpoint, options);
 }
 
 function request(method: string, params?: unknown, id: unknown = 1): string {
@@ -70,7 +88,7 @@ function withOverrides(overrides: Partial<A2ARequestHandler>): A2ARequestHandler
 }
 
 describe('JSON-RPC framing', () => {
-  const rpc = createJsonRpcHandler(handlerFor());
+  const rpc = rpcOver(handlerFor());
 
   it('answers -32700 with id null for unparsable JSON', async () => {
     const body = bodyOf(await rpc(input('{"jsonrpc":"2.0",')));
@@ -139,7 +157,7 @@ describe('JSON-RPC framing', () => {
 });
 
 describe('JSON-RPC params', () => {
-  const rpc = createJsonRpcHandler(handlerFor());
+  const rpc = rpcOver(handlerFor());
 
   it('answers -32602 with every violation, with paths relative to params', async () => {
     const params = { message: { role: 'ROLE_USER', parts: [{}], messageId: 5 } };
@@ -191,7 +209,7 @@ describe('JSON-RPC params', () => {
 
 describe('call context', () => {
   it('scopes tasks to the tenant of the request', async () => {
-    const rpc = createJsonRpcHandler(handlerFor());
+    const rpc = rpcOver(handlerFor());
     const sent = bodyOf(
       await rpc(input(request('SendMessage', { ...messageParams('echo t'), tenant: 'acme' }))),
     );
@@ -204,7 +222,7 @@ describe('call context', () => {
 
   it('passes principal, version, extensions, Last-Event-ID and the signal', async () => {
     let seen: CallContext | undefined;
-    const rpc = createJsonRpcHandler(
+    const rpc = rpcOver(
       withOverrides({
         subscribeToTask: (call) => {
           seen = call;
@@ -233,7 +251,7 @@ describe('call context', () => {
 
   it('refuses a Last-Event-ID that is not an event id, before reaching the handler', async () => {
     let reached = false;
-    const rpc = createJsonRpcHandler(
+    const rpc = rpcOver(
       withOverrides({
         subscribeToTask: () => {
           reached = true;
@@ -253,7 +271,7 @@ describe('call context', () => {
 });
 
 describe('A2A-Version', () => {
-  const rpc = createJsonRpcHandler(handlerFor());
+  const rpc = rpcOver(handlerFor());
   const getTask = request('GetTask', { id: 'x' }, 'v');
 
   it.each([
@@ -294,7 +312,7 @@ describe('A2A-Version', () => {
 });
 
 describe('A2A-Extensions', () => {
-  const rpc = createJsonRpcHandler(handlerFor(extensionAgent));
+  const rpc = rpcOver(handlerFor(extensionAgent));
   const send = (): string => request('SendMessage', messageParams('hi'));
 
   it('answers -32008 when a required extension is not requested', async () => {
@@ -318,7 +336,7 @@ describe('A2A-Extensions', () => {
 describe('notifications', () => {
   it('executes a notification and answers nothing', async () => {
     const handler = handlerFor();
-    const rpc = createJsonRpcHandler(handler);
+    const rpc = rpcOver(handler);
     const params = messageParams('echo quietly');
     const text = JSON.stringify({ jsonrpc: '2.0', method: 'SendMessage', params });
     const reply = await rpc(input(text));
@@ -328,7 +346,7 @@ describe('notifications', () => {
   });
 
   it('answers nothing for a notification that fails', async () => {
-    const rpc = createJsonRpcHandler(handlerFor());
+    const rpc = rpcOver(handlerFor());
     const reply = await rpc(input('{"jsonrpc":"2.0","method":"GetTask","params":{"id":"x"}}'));
     expect(reply).toMatchObject({ kind: 'empty', errorCode: -32001 });
   });
@@ -337,7 +355,7 @@ describe('notifications', () => {
 describe('unexpected errors', () => {
   it('answers -32603 with a generic message and logs the real error', async () => {
     const logger = recordingLogger();
-    const rpc = createJsonRpcHandler(
+    const rpc = rpcOver(
       withOverrides({ getTask: () => Promise.reject(new Error('db password is hunter2')) }),
       { logger },
     );
@@ -364,7 +382,7 @@ function framesOf(stream: JsonRpcEventStream): Promise<string[]> {
 
 describe('streams', () => {
   it('frames each event as id + data with the request id', async () => {
-    const rpc = createJsonRpcHandler(handlerFor());
+    const rpc = rpcOver(handlerFor());
     const reply = await rpc(
       input(request('SendStreamingMessage', messageParams('stream 2'), 'abc')),
     );
@@ -386,9 +404,7 @@ describe('streams', () => {
         );
       },
     };
-    const rpc = createJsonRpcHandler(
-      withOverrides({ sendStreamingMessage: () => Promise.resolve(events) }),
-    );
+    const rpc = rpcOver(withOverrides({ sendStreamingMessage: () => Promise.resolve(events) }));
     const reply = await rpc(input(request('SendStreamingMessage', messageParams('x'))));
     if (reply.kind !== 'stream') throw new Error('expected a stream');
     const [first] = await framesOf(reply.stream);
@@ -407,10 +423,9 @@ describe('streams', () => {
         throw new Error('store went away');
       },
     };
-    const rpc = createJsonRpcHandler(
-      withOverrides({ subscribeToTask: () => Promise.resolve(events) }),
-      { logger },
-    );
+    const rpc = rpcOver(withOverrides({ subscribeToTask: () => Promise.resolve(events) }), {
+      logger,
+    });
     const reply = await rpc(input(request('SubscribeToTask', { id: 't' }, 9)));
     if (reply.kind !== 'stream') throw new Error('expected a stream');
     const frames = await framesOf(reply.stream);
@@ -430,9 +445,7 @@ describe('streams', () => {
         throw new TaskNotFoundError();
       },
     };
-    const rpc = createJsonRpcHandler(
-      withOverrides({ subscribeToTask: () => Promise.resolve(events) }),
-    );
+    const rpc = rpcOver(withOverrides({ subscribeToTask: () => Promise.resolve(events) }));
     const reply = await rpc(input(request('SubscribeToTask', { id: 't' })));
     if (reply.kind !== 'stream') throw new Error('expected a stream');
     const frames = await framesOf(reply.stream);
@@ -441,7 +454,7 @@ describe('streams', () => {
   });
 
   it('answers errors found before the stream starts as a JSON body', async () => {
-    const rpc = createJsonRpcHandler(handlerFor());
+    const rpc = rpcOver(handlerFor());
     const body = bodyOf(await rpc(input(request('SubscribeToTask', { id: 'missing' }))));
     expect(body.error?.code).toBe(-32001);
   });
@@ -457,9 +470,7 @@ describe('streams', () => {
         },
       }),
     };
-    const rpc = createJsonRpcHandler(
-      withOverrides({ subscribeToTask: () => Promise.resolve(events) }),
-    );
+    const rpc = rpcOver(withOverrides({ subscribeToTask: () => Promise.resolve(events) }));
     const reply = await rpc(input(request('SubscribeToTask', { id: 't' })));
     if (reply.kind !== 'stream') throw new Error('expected a stream');
     const frames = framesOf(reply.stream);
@@ -470,7 +481,7 @@ describe('streams', () => {
   });
 
   it('writes nothing more while the sink is full, and goes on after resume()', async () => {
-    const rpc = createJsonRpcHandler(handlerFor());
+    const rpc = rpcOver(handlerFor());
     const reply = await rpc(input(request('SendStreamingMessage', messageParams('stream 3'))));
     if (reply.kind !== 'stream') throw new Error('expected a stream');
     const stream = reply.stream;

@@ -2,17 +2,14 @@
  * The abuse limits of spec 13.4 as options, and how a call they refuse is reported: the contract
  * between whoever configures limits and every binding that answers their refusals. Rate and
  * concurrency hits are a {@link LimitExceededError} — a local error each binding answers in its
- * own form (HTTP 429 with `Retry-After`, gRPC `RESOURCE_EXHAUSTED`).
+ * own form (HTTP 429 with `Retry-After`, gRPC `RESOURCE_EXHAUSTED`). What one task may hold is the
+ * runtime's business (`TaskContentLimits`, an option of `createRequestHandler`).
  */
 
-import { LocalError } from '../protocol/local-errors.js';
-import { DEFAULT_TASK_CONTENT_LIMITS, type TaskContentLimits } from './task-content-limits.js';
+import { LocalError } from '../../protocol/local-errors.js';
 
-/**
- * The limits: the rates and streams per caller (principal, or address when anonymous), the parts
- * per message, and what one task may hold (`TaskContentLimits`, enforced by the runtime).
- */
-export interface CallLimitsOptions extends TaskContentLimits {
+/** The limits per caller (principal, or address when anonymous), and the parts per message. */
+export interface CallLimitsOptions {
   /** Operations per minute. Default 1,200 (20/s sustained, bursts of 1,200). */
   readonly requestsPerMinute?: number | undefined;
   /** New tasks (messages that do not continue a task) per minute. Default 300. */
@@ -23,15 +20,16 @@ export interface CallLimitsOptions extends TaskContentLimits {
   readonly partsPerMessage?: number | undefined;
 }
 
+/** Every call limit, set. */
+export type CallLimitValues = { readonly [K in keyof CallLimitsOptions]-?: number };
+
 /** The defaults: generous for honest clients, a ceiling for runaway ones. */
-export const DEFAULT_CALL_LIMITS: { readonly [K in keyof CallLimitsOptions]-?: number } =
-  Object.freeze({
-    requestsPerMinute: 1_200,
-    tasksPerMinute: 300,
-    concurrentStreams: 64,
-    partsPerMessage: 256,
-    ...DEFAULT_TASK_CONTENT_LIMITS,
-  });
+export const DEFAULT_CALL_LIMITS: CallLimitValues = Object.freeze({
+  requestsPerMinute: 1_200,
+  tasksPerMinute: 300,
+  concurrentStreams: 64,
+  partsPerMessage: 256,
+});
 
 /**
  * The name of a limit: an option of {@link CallLimitsOptions}, or `failedAuthentications`, the
