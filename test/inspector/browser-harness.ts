@@ -13,12 +13,14 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { CLI, ServerProcess } from '../support/processes.js';
 
-/** Where Debian puts Chromium. */
-export const CHROMIUM = '/usr/bin/chromium';
+/** Where Debian puts Chromium; `TANDEM_TEST_CHROMIUM` names another binary. */
+export const CHROMIUM = process.env.TANDEM_TEST_CHROMIUM || '/usr/bin/chromium';
 
 /** Whether the browser tests can run; when not, they are skipped with this reason. */
 export const hasChromium = existsSync(CHROMIUM);
 export const NO_CHROMIUM = `skipped: ${CHROMIUM} is missing (apt-get install chromium)`;
+// Say so where it shows: the default reporter lists skipped files, not why.
+if (!hasChromium) console.warn(`test/inspector browser tests ${NO_CHROMIUM}`);
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Where screenshots go: a test artifact, ignored by git. */
