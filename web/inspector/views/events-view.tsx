@@ -91,16 +91,19 @@ export function EventsView(): JSX.Element {
                   >
                     {open === entry.seq ? 'Hide' : 'Raw'}
                   </button>
-                  {entry.eventId !== null && entry.taskId !== null && entry.kind !== 'resumed' && (
-                    <button
-                      type="button"
-                      onClick={() =>
-                        void subscribeTask(entry.taskId ?? '', entry.eventId ?? undefined)
-                      }
-                    >
-                      Resume after this
-                    </button>
-                  )}
+                  {entry.source !== 'push' &&
+                    entry.eventId !== null &&
+                    entry.taskId !== null &&
+                    entry.kind !== 'resumed' && (
+                      <button
+                        type="button"
+                        onClick={() =>
+                          void subscribeTask(entry.taskId ?? '', entry.eventId ?? undefined)
+                        }
+                      >
+                        Resume after this
+                      </button>
+                    )}
                 </td>
               </tr>
               {open === entry.seq && (
