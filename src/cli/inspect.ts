@@ -8,10 +8,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { parseAgentUrl, parseHeader, UsageFailure } from './cli-values.js';
-import { clientCredentialsFrom } from './client-credentials.js';
+import { parseAgentUrl, UsageFailure } from './cli-values.js';
 import { failureOf } from './errors-to-exit.js';
 import { ExitCode } from './exit-code.js';
+import { clientOptionsFrom } from './shared-options.js';
 import { createInspectorApp } from '../inspector/inspector-app.js';
 import type { BindingChoice, Credentials, FailureView } from '../inspector/inspector-api.js';
 import { openBrowser } from '../inspector/open-browser.js';
@@ -56,23 +56,6 @@ const OPTIONS = {
 /** The default port: next to `tandem serve`'s 41241. */
 export const DEFAULT_INSPECT_PORT = 41242;
 
-function bindingOf(value: string | undefined): BindingChoice {
-  switch (value?.toLowerCase()) {
-    case undefined:
-      return 'auto';
-    case 'jsonrpc':
-    case 'json-rpc':
-      return 'JSONRPC';
-    case 'rest':
-    case 'http+json':
-      return 'HTTP+JSON';
-    case 'grpc':
-      return 'GRPC';
-    default:
-      throw new UsageFailure(`--binding must be jsonrpc, rest or grpc, got "${value}"`);
-  }
-}
-
 function parse(args: string[]) {
   let parsed;
   try {
@@ -86,16 +69,14 @@ function parse(args: string[]) {
   if (!/^\d+$/.test(values.port ?? '0') || port > 65535) {
     throw new UsageFailure(`--port must be an integer between 0 and 65535, got ${values.port}`);
   }
-  const headers = (values.header ?? []).map((line) => {
-    const [name, value] = parseHeader(line);
-    return { name, value };
-  });
-  const { token, apiKey } = clientCredentialsFrom(values, (message) =>
+  // The connection flags read as every client command reads them.
+  const client = clientOptionsFrom(values, (message) =>
     process.stderr.write(`tandem inspect: warning: ${message}\n`),
   );
+  const headers = Object.entries(client.headers ?? {}).map(([name, value]) => ({ name, value }));
   const credentials: Credentials = {
-    ...(token === undefined ? {} : { bearerToken: token }),
-    ...(apiKey === undefined ? {} : { apiKey: { value: apiKey } }),
+    ...(client.auth?.bearerToken === undefined ? {} : { bearerToken: client.auth.bearerToken }),
+    ...(client.auth?.apiKey === undefined ? {} : { apiKey: client.auth.apiKey }),
     ...(headers.length === 0 ? {} : { headers }),
   };
   const url = positionals[0];
@@ -106,7 +87,7 @@ function parse(args: string[]) {
     host: values.host ?? '127.0.0.1',
     allowHosts: values['allow-host'] ?? [],
     open: values['no-open'] !== true,
-    binding: bindingOf(values.binding),
+    binding: (client.bindings?.[0] ?? 'auto') as BindingChoice,
     credentials,
   };
 }

@@ -8,11 +8,16 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import type { ListTasksRequest, TaskState } from '../index.js';
+import {
+  enumDescriptors,
+  type ListTasksRequest,
+  type StreamResponse,
+  type TaskState,
+} from '../index.js';
 import type { AgentConnection } from './agent-connection.js';
 import type { CheckBinding, CheckLoader } from './check-runner.js';
 import { composerMessage } from './composer-message.js';
-import type { CheckLine, FailureView, LiveLine, SessionView } from './inspector-api.js';
+import type { CheckLine, FailureView, LiveLine, SessionView, StreamLine } from './inspector-api.js';
 import { InspectorInputError, UnknownConnectionError } from './inspector-errors.js';
 import type { InspectorSession } from './inspector-session.js';
 import {
@@ -31,16 +36,9 @@ export interface ApiContext {
   readonly loadCheck: CheckLoader | undefined;
 }
 
-const TASK_STATES: readonly TaskState[] = [
-  'TASK_STATE_SUBMITTED',
-  'TASK_STATE_WORKING',
-  'TASK_STATE_COMPLETED',
-  'TASK_STATE_FAILED',
-  'TASK_STATE_CANCELED',
-  'TASK_STATE_INPUT_REQUIRED',
-  'TASK_STATE_REJECTED',
-  'TASK_STATE_AUTH_REQUIRED',
-];
+/** The states a ListTasks filter may name (every state but UNSPECIFIED). */
+const TASK_STATES: readonly string[] =
+  enumDescriptors.TaskState?.values.filter((state) => state !== 'TASK_STATE_UNSPECIFIED') ?? [];
 
 function sendJson(response: ServerResponse, status: number, value: unknown): void {
   response.writeHead(status, {
@@ -78,6 +76,24 @@ function pageSignal(request: IncomingMessage, response: ServerResponse): AbortSi
   return controller.signal;
 }
 
+/** Relays a stream of the agent to the page until it ends or the page leaves. */
+function relay(
+  context: ApiContext,
+  connection: AgentConnection,
+  exchange: { request: IncomingMessage; response: ServerResponse },
+  open: (signal: AbortSignal) => AsyncIterable<StreamResponse>,
+  first: readonly StreamLine[] = [],
+): Promise<void> {
+  return relayStream({
+    writer: new NdjsonWriter(exchange.response),
+    ids: connection.ids,
+    signal: pageSignal(exchange.request, exchange.response),
+    describe: context.describe,
+    first,
+    open,
+  });
+}
+
 /** `GET /api/live`: wire entries and push deliveries as they happen. */
 function live(context: ApiContext, request: IncomingMessage, response: ServerResponse): void {
   const writer = new NdjsonWriter(response);
@@ -103,7 +119,7 @@ function sessionView(context: ApiContext): SessionView {
 
 function listRequestOf(body: JsonObject): ListTasksRequest {
   const status = optionalString(body, 'status');
-  if (status !== undefined && !TASK_STATES.includes(status as TaskState)) {
+  if (status !== undefined && !TASK_STATES.includes(status)) {
     throw new InspectorInputError(`status must be one of ${TASK_STATES.join(', ')}; got ${status}`);
   }
   const contextId = optionalString(body, 'contextId');
@@ -229,15 +245,13 @@ async function post(
         const answer = await client.sendMessage({ message, configuration });
         return sendJson(response, 200, { ...answer, sent: message });
       }
-      const signal = pageSignal(request, response);
-      return relayStream({
-        writer: new NdjsonWriter(response),
-        ids: connection.ids,
-        signal,
-        describe: context.describe,
-        first: [{ kind: 'sent', message }],
-        open: (abort) => client.sendStreamingMessage({ message, configuration }, { signal: abort }),
-      });
+      return relay(
+        context,
+        connection,
+        { request, response },
+        (signal) => client.sendStreamingMessage({ message, configuration }, { signal }),
+        [{ kind: 'sent', message }],
+      );
     }
     case 'tasks/list': {
       const { client } = clientOf(context, body);
@@ -268,18 +282,12 @@ async function post(
         if (/[\r\n]/.test(lastEventId))
           throw new InspectorInputError('lastEventId must be one line');
       }
-      const signal = pageSignal(request, response);
-      return relayStream({
-        writer: new NdjsonWriter(response),
-        ids: connection.ids,
-        signal,
-        describe: context.describe,
-        open: (abort) =>
-          client.subscribeToTask(
-            { id },
-            { signal: abort, ...(lastEventId === undefined ? {} : { lastEventId }) },
-          ),
-      });
+      return relay(context, connection, { request, response }, (signal) =>
+        client.subscribeToTask(
+          { id },
+          { signal, ...(lastEventId === undefined ? {} : { lastEventId }) },
+        ),
+      );
     }
     case 'push/create': {
       const { connection, client } = clientOf(context, body);

@@ -10,6 +10,7 @@ import type { TaskPushNotificationConfig } from '../../../src/inspector/inspecto
 import type { ListTaskPushNotificationConfigsResponse } from '../../../src/index.js';
 import { call, failureOf } from '../api.js';
 import { showError, useStore } from '../store.js';
+import { HeaderTable } from './header-table.js';
 import { JsonTree } from './json-tree.js';
 
 export function PushView(): JSX.Element {
@@ -181,18 +182,7 @@ export function PushView(): JSX.Element {
               ))}
             </ul>
           )}
-          <table class="headers">
-            <tbody>
-              {delivery.headers.map(([name, value], index) => (
-                <tr key={index}>
-                  <th scope="row">{name}</th>
-                  <td>
-                    <code>{value}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <HeaderTable headers={delivery.headers} label={`Headers of delivery ${delivery.id}`} />
           <JsonTree value={delivery.payload} label={`delivery ${delivery.id}`} />
         </details>
       ))}

@@ -8,23 +8,7 @@ import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import type { WireEntry } from '../../../src/inspector/inspector-api.js';
 import { useStore } from '../store.js';
-
-function Headers(props: { headers: WireEntry['request']['headers']; label: string }): JSX.Element {
-  return (
-    <table class="headers" aria-label={props.label}>
-      <tbody>
-        {props.headers.map(([name, value], index) => (
-          <tr key={index}>
-            <th scope="row">{name}</th>
-            <td>
-              <code>{value}</code>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
+import { HeaderTable } from './header-table.js';
 
 function pretty(body: string | null): string {
   if (body === null || body === '') return '(no body)';
@@ -68,7 +52,7 @@ function EntryDetail(props: { entry: WireEntry }): JSX.Element {
         {entry.request.method.toUpperCase()} <code>{entry.request.url}</code>
       </h3>
       <h4>Request headers</h4>
-      <Headers headers={entry.request.headers} label="Request headers" />
+      <HeaderTable headers={entry.request.headers} label="Request headers" />
       <h4>Request body</h4>
       <pre class="body">{pretty(entry.request.body)}</pre>
       {entry.error !== null && <p class="error-note">{entry.error}</p>}
@@ -78,7 +62,7 @@ function EntryDetail(props: { entry: WireEntry }): JSX.Element {
             Response {entry.response.status}
             {entry.response.streaming && ' (streaming…)'}
           </h4>
-          <Headers headers={entry.response.headers} label="Response headers" />
+          <HeaderTable headers={entry.response.headers} label="Response headers" />
           <h4>Response body{entry.response.truncated && ' (cut)'}</h4>
           <pre class="body" data-testid="response-body">
             {pretty(entry.response.body)}
