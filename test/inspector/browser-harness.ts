@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterEach } from 'vitest';
 import { CLI, ServerProcess } from '../support/processes.js';
 
 /** Where Debian puts Chromium; `TANDEM_TEST_CHROMIUM` names another binary. */
@@ -161,6 +162,32 @@ export async function startServe(
 export async function openInspector(watched: WatchedPage, url: string): Promise<void> {
   await watched.page.goto(url);
   await watched.page.waitForSelector('[data-testid=header-agent]');
+}
+
+/**
+ * A fresh page of the inspector per test: opened on `url()`, checked for console and page errors
+ * after the test, then closed. Returns the opener; call it once per test.
+ */
+export function inspectorPages(
+  browser: () => TestBrowser,
+  url: () => string,
+): () => Promise<WatchedPage> {
+  let current: WatchedPage | undefined;
+  afterEach(async () => {
+    const watched = current;
+    current = undefined;
+    if (watched === undefined) return;
+    try {
+      watched.assertClean();
+    } finally {
+      await watched.page.close();
+    }
+  });
+  return async () => {
+    current = await browser().newPage();
+    await openInspector(current, url());
+    return current;
+  };
 }
 
 /** Connects the page to `agentUrl` through the Connect view. */

@@ -8,7 +8,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuild, type ServerProcess } from '../support/processes.js';
 import { runCli } from '../cli/cli-harness.js';
 import { startCardServer } from '../cli/cli-server.js';
@@ -18,14 +18,13 @@ import {
   hasChromium,
   launchBrowser,
   NO_CHROMIUM,
-  openInspector,
+  inspectorPages,
   screenshot,
   sendText,
   startInspector,
   startServe,
   type InspectorProcess,
   type TestBrowser,
-  type WatchedPage,
 } from './browser-harness.js';
 import { startGallery, type GalleryServer } from './gallery-agent.js';
 
@@ -44,7 +43,6 @@ describe.skipIf(!hasChromium)(
     let sdk: SdkV03Server;
     let invalid: Awaited<ReturnType<typeof startCardServer>>;
     let publicKey = '';
-    let watched: WatchedPage | undefined;
 
     beforeAll(async () => {
       requireBuild();
@@ -103,27 +101,21 @@ describe.skipIf(!hasChromium)(
       ]);
     });
 
-    afterEach(async () => {
-      watched?.assertClean();
-      await watched?.page.close();
-      watched = undefined;
-    });
-
-    async function page(): Promise<WatchedPage> {
-      watched = await browser.newPage();
-      await openInspector(watched, inspector.url);
-      return watched;
-    }
+    const page = inspectorPages(
+      () => browser,
+      () => inspector.url,
+    );
 
     it('is refused by a bearer-protected agent without the token, with the CLI message', async () => {
-      const { page: p } = await page();
+      const watched = await page();
+      const p = watched.page;
       await connect(p, secured.url);
       await expect(p.textContent('.card-view')).resolves.toContain('HTTP Bearer');
       const cli = await runCli(['send', secured.url, 'echo', 'hi'], { env: { TANDEM_TOKEN: '' } });
       expect(cli.code).toBe(3);
       await p.click('#tab-chat');
       await p.uncheck('input[name=stream]');
-      watched?.allowFailedLoad(502);
+      watched.allowFailedLoad(502);
       await sendText(p, 'echo hi');
       const note = await p.textContent('[data-testid=turn]:last-child .error-note');
       expect(note).toContain(cli.stderr.trim());

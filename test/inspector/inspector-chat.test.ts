@@ -6,7 +6,7 @@
  * error state with the CLI's own message. Every page fails its test on a console or page error.
  */
 
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuild, type ServerProcess } from '../support/processes.js';
 import { runCli } from '../cli/cli-harness.js';
 import { unreachableUrl } from '../cli/cli-server.js';
@@ -15,14 +15,13 @@ import {
   hasChromium,
   launchBrowser,
   NO_CHROMIUM,
-  openInspector,
+  inspectorPages,
   screenshot,
   sendText,
   startInspector,
   startServe,
   type InspectorProcess,
   type TestBrowser,
-  type WatchedPage,
 } from './browser-harness.js';
 import { startGallery, type GalleryServer } from './gallery-agent.js';
 
@@ -33,7 +32,6 @@ describe.skipIf(!hasChromium)(
     let serve: { url: string; process: ServerProcess };
     let inspector: InspectorProcess;
     let gallery: GalleryServer;
-    let watched: WatchedPage | undefined;
     const dice = (): string => `${serve.url}/agents/dice`;
     const echo = (): string => `${serve.url}/agents/echo`;
 
@@ -56,17 +54,10 @@ describe.skipIf(!hasChromium)(
       ]);
     });
 
-    afterEach(async () => {
-      watched?.assertClean();
-      await watched?.page.close();
-      watched = undefined;
-    });
-
-    async function page(): Promise<WatchedPage> {
-      watched = await browser.newPage();
-      await openInspector(watched, inspector.url);
-      return watched;
-    }
+    const page = inspectorPages(
+      () => browser,
+      () => inspector.url,
+    );
 
     it('connects and shows the card: skills with clickable examples, interfaces, raw JSON', async () => {
       const { page: p } = await page();
@@ -332,14 +323,15 @@ describe.skipIf(!hasChromium)(
     });
 
     it('shows a failed call with the message the CLI gives', async () => {
-      const { page: p } = await page();
+      const watched = await page();
+      const p = watched.page;
       const url = await unreachableUrl();
       const cli = await runCli(['card', url]);
       const line = cli.stderr.trim().replace(/^tandem: /, '');
       await p.click('#tab-connect');
       await p.fill('input[name=url]', url);
       // The backend answers 502 with the failure; the browser logs that as a failed load.
-      watched?.allowFailedLoad(502);
+      watched.allowFailedLoad(502);
       await p.click('form[aria-label=Connect] button[type=submit]');
       await p.waitForSelector('[data-testid=error-banner]');
       const banner = await p.textContent('[data-testid=error-banner]');
