@@ -13,6 +13,7 @@ import { cpus, loadavg, release, totalmem, type } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { HELP, UsageError, parseOptions } from './lib/options.mjs';
 import { ProcSampler } from './lib/proc-sampler.mjs';
+import { ensureBenchDatabase, POSTGRES_URL, PostgresSampler } from './lib/pg-sampler.mjs';
 import { evaluateGoals, renderMarkdown, summarize } from './lib/report.mjs';
 import { grpcSmokeCheck } from './lib/grpc-smoke.mjs';
 import { restSmokeCheck } from './lib/rest-smoke.mjs';
@@ -108,7 +109,10 @@ async function measureOnce(scenario, target, context) {
     grpc: scenario.transport === 'grpc',
   });
   try {
-    return await scenario.measure({ server, config, sampler: new ProcSampler(server.pid) });
+    const sampler = target.postgres
+      ? new PostgresSampler(server.pid, server.countsFile)
+      : new ProcSampler(server.pid);
+    return await scenario.measure({ server, config, sampler });
   } finally {
     const exit = await server.stop();
     if (exit.killed)
@@ -140,6 +144,16 @@ async function main(argv) {
     return 2;
   }
 
+  if (options.targets.some((id) => TARGETS[id]?.postgres)) {
+    try {
+      ensureBenchDatabase();
+    } catch (error) {
+      log(
+        `bench: PostgreSQL at ${POSTGRES_URL} does not answer (${String(error?.message ?? error).split('\n')[0]}); its targets are skipped`,
+      );
+      options.targets = options.targets.filter((id) => !TARGETS[id]?.postgres);
+    }
+  }
   const pinning = options.pin ? detectPinning() : null;
   if (pinning !== null) pinHarness(pinning);
   const startedAt = new Date();
@@ -248,6 +262,7 @@ async function main(argv) {
     }
     results.scenarios.push({
       id: definition.id,
+      key: definition.key,
       title,
       rounds,
       summary: summarize(

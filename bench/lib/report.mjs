@@ -79,6 +79,39 @@ export const GOALS = [
     op: '>=',
     value: 0.3,
   },
+  // Issue #31: PostgreSQL beside SQLite and beside its own floor (bare node:http + pg).
+  {
+    scenario: 'a',
+    target: 'tandem-postgres',
+    label: 'a. SendMessage req/s (PostgreSQL)',
+    of: 'tandem-sqlite',
+    op: '>=',
+    value: 0.5,
+  },
+  {
+    scenario: 'a',
+    target: 'tandem-postgres',
+    label: 'a. SendMessage req/s (PostgreSQL)',
+    of: 'floor-postgres',
+    op: '>=',
+    value: 0.6,
+  },
+  {
+    scenario: 'a',
+    target: 'tandem-postgres',
+    label: 'a. PostgreSQL backends CPU ms per SendMessage',
+    metric: 'dbCpuMsPerRequest',
+    op: '<=',
+    value: 1,
+  },
+  {
+    scenario: 'c100',
+    target: 'tandem-postgres',
+    label: 'c. `stream 100 64` chunks/s (PostgreSQL)',
+    of: 'tandem-sqlite',
+    op: '>=',
+    value: 0.5,
+  },
   // Issue #16: the other two bindings on the same server.
   {
     scenario: 'rest-a',
@@ -222,6 +255,14 @@ export function evaluateGoals(results) {
           .filter(Number.isFinite);
         measured = median(ratios);
       }
+    } else if (goal.of !== undefined && goal.of !== 'floor' && goal.of !== 'a2a-js') {
+      // A ratio to another target of the same round (PostgreSQL to SQLite or to its floor).
+      measured =
+        scenario === undefined
+          ? Number.NaN
+          : median(
+              roundRatios(scenario.rounds, scenario.key?.metric ?? 'rps', goal.target, goal.of),
+            );
     } else if (goal.of !== undefined) {
       const summary = scenario?.summary[goal.target];
       measured =

@@ -1,9 +1,11 @@
 /**
  * What the store benchmark writes, written the way the runtime writes it: the same change
  * builders (`task-changes.js`), the same lazily serialized log entries (`stream-event.js`), the
- * same order of store calls as `TaskRun` and `TaskRuntime` — create with the `Task` snapshot and a
- * lease, one conditional append per change, release the lease at the end. A store measured here
- * sees exactly the calls a server would make for the same agent.
+ * same order of store calls as `TaskRun` and `TaskRuntime` — create with the `Task` snapshot,
+ * the agent's first change and a lease (`task-creation.js`), one conditional append per change
+ * (sent without waiting for the creation on a store that pipelines, as `PipelinedWriter` does),
+ * release the lease at the end. A store measured here sees exactly the calls a server would make
+ * for the same agent.
  */
 
 import { existsSync } from 'node:fs';
@@ -32,11 +34,12 @@ function distModule(path) {
  * @param {'memory' | 'sqlite' | 'postgres'} store
  */
 export async function loadTandem(store) {
-  const [{ streamEvent }, { artifactChange, statusChange }] = await Promise.all([
+  const [{ streamEvent }, { artifactChange, statusChange }, creation] = await Promise.all([
     distModule('runtime/stream-event.js'),
     distModule('runtime/task-changes.js'),
+    distModule('runtime/task-creation.js'),
   ]);
-  const modules = { streamEvent, artifactChange, statusChange };
+  const modules = { streamEvent, artifactChange, statusChange, creation };
   switch (store) {
     case 'memory':
       return { ...modules, ...(await distModule(MEMORY_STORE_MODULE)) };
@@ -110,15 +113,39 @@ export function createWriter(tandem, store, holder = crypto.randomUUID()) {
      * part, COMPLETED; then the lease is released (`TaskRuntime.end`).
      */
     async echoTask(contextId, text = 'hi') {
-      const taskId = await create(contextId, `echo ${text}`);
-      const artifact = { artifactId: crypto.randomUUID(), parts: [{ text }] };
-      let seq = 1;
-      seq = await apply(
+      const taskId = crypto.randomUUID();
+      const message = {
+        messageId: crypto.randomUUID(),
+        role: 'ROLE_USER',
+        parts: [{ text: `echo ${text}` }],
         taskId,
-        seq,
-        artifactChange(taskId, contextId, 'TASK_STATE_SUBMITTED', artifact, false, false),
+        contextId,
+      };
+      const { submittedTask, taskCreation, createTaskRequest } = tandem.creation;
+      const artifact = { artifactId: crypto.randomUUID(), parts: [{ text }] };
+      // The agent's first change (its artifact) goes with the creation, as TaskRun.createWith
+      // writes it; the COMPLETED status follows at once on a pipelined store, else after it.
+      const first = artifactChange(
+        taskId,
+        contextId,
+        'TASK_STATE_SUBMITTED',
+        artifact,
+        false,
+        false,
       );
-      await apply(taskId, seq, statusChange(taskId, contextId, 'TASK_STATE_COMPLETED', undefined));
+      const made = taskCreation(submittedTask(taskId, contextId, message), first);
+      const request = createTaskRequest(
+        { scope: SCOPE, pushConfigs: [], lease: { holder, ms: LEASE_MS } },
+        made,
+      );
+      const created = store.createTask(request);
+      if (!store.pipelinedAppends) await created;
+      const done = apply(
+        taskId,
+        made.events.length,
+        statusChange(taskId, contextId, 'TASK_STATE_COMPLETED', undefined),
+      );
+      await Promise.all([created, done]);
       await store.leases.release(taskId, holder);
       return taskId;
     },

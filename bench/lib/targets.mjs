@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { get } from './json-rpc.mjs';
+import { benchDatabaseUrl, dropBenchSchema } from './pg-sampler.mjs';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -70,6 +71,27 @@ function tandemGrpcUnavailable() {
 }
 
 let sqliteFiles = 0;
+let postgresSchemas = 0;
+
+const PG_COUNTER = join(ROOT, 'bench/lib/pg-statement-counter.cjs');
+
+/**
+ * A fresh schema of the bench database for one PostgreSQL target process, its statement-counts
+ * file, and how to remove both after the process stopped.
+ */
+function postgresPlace(prefix) {
+  const schema = `${prefix}_${process.pid}_${postgresSchemas++}`;
+  const countsFile = join(tmpdir(), `${schema}.counts`);
+  rmSync(countsFile, { force: true });
+  return {
+    schema,
+    countsFile,
+    cleanup: () => {
+      rmSync(countsFile, { force: true });
+      dropBenchSchema(schema);
+    },
+  };
+}
 
 /**
  * The benchmark is one client at thousands of requests per second: the per-caller abuse limits
@@ -135,6 +157,43 @@ export const TARGETS = {
       };
       cleanup();
       return { args: tandemArgs(port, `sqlite:${file}`), env: UNLIMITED, cleanup };
+    },
+  },
+  'tandem-postgres': {
+    id: 'tandem-postgres',
+    label: 'Tandem (PostgreSQL)',
+    note: 'tasks in PostgreSQL on this machine (a fresh schema of database tandem_bench per process); the database shares the cores',
+    postgres: true,
+    command: (port) => {
+      const place = postgresPlace('tandem_bench');
+      const url = new URL(benchDatabaseUrl());
+      url.searchParams.set('schema', place.schema);
+      return {
+        args: ['-r', PG_COUNTER, ...tandemArgs(port, url.toString())],
+        env: { ...UNLIMITED, TANDEM_BENCH_PG_COUNTS: place.countsFile },
+        cleanup: place.cleanup,
+        countsFile: place.countsFile,
+      };
+    },
+  },
+  'floor-postgres': {
+    id: 'floor-postgres',
+    label: 'floor (node:http + pg)',
+    note: 'one statement and one commit per request: a task row and its events',
+    postgres: true,
+    command: (port) => {
+      const place = postgresPlace('tandem_bench_floor');
+      return {
+        args: ['-r', PG_COUNTER, join(ROOT, 'bench/targets/floor-postgres-server.mjs')],
+        env: {
+          PORT: String(port),
+          PGURL: benchDatabaseUrl(),
+          PGSCHEMA: place.schema,
+          TANDEM_BENCH_PG_COUNTS: place.countsFile,
+        },
+        cleanup: place.cleanup,
+        countsFile: place.countsFile,
+      };
     },
   },
 };
@@ -219,7 +278,7 @@ export function spawnTarget(
   port,
   { pinning = null, nodeFlags = [], grpcPort, onOutput } = {},
 ) {
-  const { args, env = {}, cleanup } = target.command(port, grpcPort);
+  const { args, env = {}, cleanup, countsFile } = target.command(port, grpcPort);
   const nodeArgs = [...nodeFlags, ...args];
   const child =
     pinning === null
@@ -237,7 +296,13 @@ export function spawnTarget(
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   child.stdin.end();
-  const proc = { child, exited: undefined, output: () => output, cleanup: cleanup ?? (() => {}) };
+  const proc = {
+    child,
+    exited: undefined,
+    output: () => output,
+    cleanup: cleanup ?? (() => {}),
+    countsFile,
+  };
   live.add(proc);
   proc.exited = new Promise((resolve) =>
     child.once('exit', (code, signal) => {
@@ -323,6 +388,7 @@ export async function startTarget(
           grpcPort,
           card,
           stop,
+          countsFile: proc.countsFile,
         };
       }
     } catch {

@@ -6,6 +6,7 @@
 
 import { isCompleted, runLoad } from '../lib/load.mjs';
 import { messageBodies, rpcBody, sendEcho } from '../lib/json-rpc.mjs';
+import { perUnit } from '../lib/pg-sampler.mjs';
 
 export const LATENCY_COLUMNS = [
   { metric: 'p50Ms', label: 'p50 ms', format: 'ms' },
@@ -17,8 +18,30 @@ export async function warmThenMeasure(ctx, load) {
   if (ctx.config.warmupSeconds > 0) await runLoad({ ...load, seconds: ctx.config.warmupSeconds });
   ctx.sampler.start();
   const result = await runLoad({ ...load, seconds: ctx.config.seconds });
-  return { ...result, ...ctx.sampler.stop() };
+  const usage = ctx.sampler.stop();
+  // On a PostgreSQL target: the database's CPU, commits and statements per request.
+  const db = perUnit(usage.db, result.requests);
+  return {
+    ...result,
+    ...usage,
+    ...(db.dbCpuMsPerUnit === undefined
+      ? {}
+      : {
+          dbCpuMsPerRequest: db.dbCpuMsPerUnit,
+          commitsPerRequest: db.commitsPerUnit,
+          statementsPerRequest: db.statementsPerUnit,
+          writeStatementsPerRequest: db.writeStatementsPerUnit,
+        }),
+  };
 }
+
+/** The database columns of a scenario whose targets include PostgreSQL ones. */
+export const DATABASE_COLUMNS = [
+  { metric: 'dbCpuMsPerRequest', label: 'DB CPU ms/req', format: 'ms' },
+  { metric: 'commitsPerRequest', label: 'DB commits/req', format: 'ms' },
+  { metric: 'statementsPerRequest', label: 'statements/req', format: 'ms' },
+  { metric: 'writeStatementsPerRequest', label: 'write statements/req', format: 'ms' },
+];
 
 /** Fills the store with `count` completed `echo hi` tasks through SendMessage. */
 export async function fillTasks(rpcUrl, count, connections) {
@@ -36,9 +59,13 @@ export async function fillTasks(rpcUrl, count, connections) {
 export const sendMessage = {
   id: 'a',
   title: (c) => `a. SendMessage \`echo hi\`, ${c.connections} connections, ${c.seconds} s`,
-  appliesTo: ['floor', 'a2a-js', 'tandem', 'tandem-sqlite'],
+  appliesTo: ['floor', 'a2a-js', 'tandem', 'tandem-sqlite', 'floor-postgres', 'tandem-postgres'],
   key: { metric: 'rps', label: 'req/s' },
-  columns: [{ metric: 'rps', label: 'req/s', format: 'int' }, ...LATENCY_COLUMNS],
+  columns: [
+    { metric: 'rps', label: 'req/s', format: 'int' },
+    ...LATENCY_COLUMNS,
+    ...DATABASE_COLUMNS,
+  ],
   measure: (ctx) =>
     warmThenMeasure(ctx, {
       url: ctx.server.rpcUrl,

@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import { messageBodies } from '../lib/json-rpc.mjs';
 import { rssBytes } from '../lib/proc-sampler.mjs';
+import { perUnit } from '../lib/pg-sampler.mjs';
 import { openStream } from '../lib/sse-client.mjs';
 import { Samples } from '../lib/stats.mjs';
 
@@ -69,6 +70,9 @@ export const STREAM_COLUMNS = Object.freeze([
   { metric: 'ttfeP50Ms', label: 'first event p50 ms', format: 'ms' },
   { metric: 'ttleP50Ms', label: 'last event p50 ms', format: 'ms' },
   { metric: 'ttleP99Ms', label: 'last event p99 ms', format: 'ms' },
+  { metric: 'dbCpuUsPerChunk', label: 'DB CPU µs/chunk', format: 'dec1' },
+  { metric: 'commitsPerChunk', label: 'DB commits/chunk', format: 'ms' },
+  { metric: 'writeStatementsPerChunk', label: 'write statements/chunk', format: 'ms' },
 ]);
 
 /** Scenario c at one stream length. */
@@ -77,7 +81,7 @@ export function streamScenario(chunks) {
     id: `c${chunks}`,
     title: (c) =>
       `c. SendStreamingMessage \`stream ${chunks} ${c.chunkBytes}\`, ${c.streamsInFlight} in flight, ${c.seconds} s`,
-    appliesTo: ['floor', 'a2a-js', 'tandem', 'tandem-sqlite'],
+    appliesTo: ['floor', 'a2a-js', 'tandem', 'tandem-sqlite', 'floor-postgres', 'tandem-postgres'],
     key: { metric: 'chunksPerSec', label: 'chunks/s' },
     columns: STREAM_COLUMNS,
     async measure(ctx) {
@@ -92,7 +96,19 @@ export function streamScenario(chunks) {
       ctx.sampler.start();
       const result = await streamLoop({ ...load, seconds: ctx.config.seconds });
       const usage = ctx.sampler.stop();
-      return { ...result, ...usage, cpuUsPerChunk: (usage.serverCpuSeconds * 1e6) / result.chunks };
+      const db = perUnit(usage.db, result.chunks);
+      return {
+        ...result,
+        ...usage,
+        cpuUsPerChunk: (usage.serverCpuSeconds * 1e6) / result.chunks,
+        ...(db.dbCpuMsPerUnit === undefined
+          ? {}
+          : {
+              dbCpuUsPerChunk: db.dbCpuMsPerUnit * 1000,
+              commitsPerChunk: db.commitsPerUnit,
+              writeStatementsPerChunk: db.writeStatementsPerUnit,
+            }),
+      };
     },
   };
 }
@@ -101,7 +117,7 @@ export const manyStreams = {
   id: 'd',
   title: (c) =>
     `d. ${c.manyStreams.toLocaleString('en')} concurrent \`slowstream ${c.slowChunks} ${c.slowDelayMs}\``,
-  appliesTo: ['floor', 'a2a-js', 'tandem'],
+  appliesTo: ['floor', 'a2a-js', 'tandem', 'tandem-postgres'],
   key: { metric: 'ttfeP99Ms', label: 'first event p99' },
   columns: [
     { metric: 'completed', label: 'completed', format: 'int' },

@@ -15,6 +15,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { UnsupportedOperationError } from '../../src/index.js';
 import type { A2ADriver, StreamEvent } from '../support/drivers/a2a-driver.js';
 import { connectDriver } from '../support/drivers/bindings.js';
+import { boundedDriver } from './fixtures/bounded-driver.js';
 import {
   chunkTexts,
   expectResumedAfter,
@@ -41,6 +42,12 @@ const SWEEP_MS = ORPHAN_TIMEOUT_MS * 0.2;
 /** How long an abort or a cancellation may take to cross from one replica to the other. */
 const CROSS_REPLICA_MS = 2_000;
 const REPLICA_LOST = 'The server instance running this task stopped; it did not finish.';
+/**
+ * The bound of every wait on a replica — each call, each stream's next events: a stall fails the
+ * test naming the replica, the operation and the task (see `fixtures/bounded-driver.ts`) rather
+ * than hanging until the test's timeout. Steps with a tighter promise use `within` as well.
+ */
+const STEP_MS = 10_000;
 
 interface Replica {
   readonly name: 'A' | 'B';
@@ -82,7 +89,8 @@ describeMatrix(
         ],
         REPLICA_URL_LINE,
       );
-      return { name, process, agent: await connectDriver(binding, url) };
+      const driver = await within(connectDriver(binding, url), STEP_MS, `${name}: connect`);
+      return { name, process, agent: boundedDriver(driver, name, STEP_MS) };
     }
 
     beforeEach(async () => {
@@ -203,7 +211,7 @@ describeMatrix(
       const snapshot = await onB.take(1);
 
       const killedAt = preciseNow();
-      await a.process.kill9();
+      await within(a.process.kill9(), STEP_MS, 'A to exit after kill -9');
       const bound = ORPHAN_TIMEOUT_MS + 2_000;
       const rest = await within(onB.rest(), bound + 1_000, 'the FAILED event on B');
       const failed = rest.at(-1);
@@ -231,6 +239,41 @@ describeMatrix(
       expect(artifactTexts(answered)).toEqual([['later answered by B']]);
     });
 
+    it('kill -9 A during 100 streams: every delivered event is kept and B fails every task within the orphan timeout', async () => {
+      const streams = await Promise.all(
+        range(0, 100).map(async () => {
+          const stream = await a.agent.sendStreamingMessage(send('tick 10'));
+          const delivered = await stream.take(3);
+          return { taskId: taskIdOf(delivered[0]), delivered };
+        }),
+      );
+      const killedAt = preciseNow();
+      await within(a.process.kill9(), STEP_MS, 'A to exit after kill -9');
+      const working = async (): Promise<number> =>
+        (await b.agent.listTasks({ status: 'TASK_STATE_WORKING', pageSize: 100 })).tasks.length;
+      await pollUntil(
+        async () => ((await working()) === 0 ? true : undefined),
+        'no task left WORKING on B',
+        { timeoutMs: ORPHAN_TIMEOUT_MS + 5_000, intervalMs: 50 },
+      );
+      expect(preciseNow() - killedAt).toBeLessThan(ORPHAN_TIMEOUT_MS + 5_000);
+      await Promise.all(
+        streams.map(async ({ taskId, delivered }) => {
+          const log = await (
+            await b.agent.subscribeToTask({ id: taskId }, { lastEventId: 0 })
+          ).rest();
+          expectResumedAfter(0, log);
+          // What A's clients received is in the log, byte for byte; the log ends FAILED.
+          expect(log.slice(0, delivered.length).map((e) => e.json)).toEqual(
+            delivered.map((e) => e.json),
+          );
+          expect(stateOf(log.at(-1))).toBe('TASK_STATE_FAILED');
+          const stored = await b.agent.getTask({ id: taskId });
+          expect(artifactTexts(stored)).toEqual([chunkTexts(log)]);
+        }),
+      );
+    });
+
     it('keeps running on B a task B resumed after A, which created it, died', async () => {
       const asked = await a.agent.sendTask(send('ask'));
       const resumed = await b.agent.sendStreamingMessage(send('hold', { taskId: asked.id }));
@@ -241,7 +284,7 @@ describeMatrix(
       const controlId = taskIdOf((await control.take(2))[0]);
       const controlOnB = await b.agent.subscribeToTask({ id: controlId });
 
-      await a.process.kill9();
+      await within(a.process.kill9(), STEP_MS, 'A to exit after kill -9');
       const controlEnd = await within(
         controlOnB.rest(),
         ORPHAN_TIMEOUT_MS + 3_000,
@@ -289,6 +332,69 @@ describeMatrix(
       ]);
       expect(artifactTexts(stored)).toHaveLength(1);
       expect(artifactTexts(stored)[0]?.[0]).toMatch(new RegExp(`^${winner} answered by [AB]$`));
+    });
+
+    it("under load on both replicas, every stream delivers its task's log exactly, and every cancel through the other replica ends the held task's stream", async () => {
+      const streamsPerReplica = 8;
+      const heldPerReplica = 4;
+      // Streaming tasks on both replicas, each followed live from the other one.
+      const started = await Promise.all(
+        range(0, 2 * streamsPerReplica).map(async (i) => {
+          const [origin, other] = i % 2 === 0 ? [a, b] : [b, a];
+          const own = await origin.agent.sendStreamingMessage(send('tick 2 40'));
+          const head = await own.take(2);
+          const taskId = taskIdOf(head[0]);
+          // After the events A's stream has: live while the task runs, replayed if it ended.
+          const followed = await other.agent.subscribeToTask(
+            { id: taskId },
+            { lastEventId: head.length },
+          );
+          return { origin, other, taskId, own, head, followed };
+        }),
+      );
+      // Held tasks, each canceled through the other replica while the streams above run.
+      const held = await Promise.all(
+        range(0, 2 * heldPerReplica).map(async (i) => {
+          const [origin, other] = i % 2 === 0 ? [a, b] : [b, a];
+          const own = await origin.agent.sendStreamingMessage(send('hold'));
+          const taskId = taskIdOf((await own.take(2))[0]);
+          return { origin, other, taskId, own };
+        }),
+      );
+      await Promise.all(
+        held.map(async ({ other, taskId }) => {
+          expect((await other.agent.cancelTask({ id: taskId })).status.state).toBe(
+            'TASK_STATE_CANCELED',
+          );
+        }),
+      );
+      await Promise.all(
+        held.map(async ({ own, origin, taskId }) => {
+          expect(stateOf((await own.rest()).at(-1))).toBe('TASK_STATE_CANCELED');
+          await origin.process.line(new RegExp(`^aborted ${escape(taskId)}$`), CROSS_REPLICA_MS);
+        }),
+      );
+      await Promise.all(
+        started.map(async ({ origin, other, taskId, own, head, followed }) => {
+          const [restOwn, fromOther] = await Promise.all([own.rest(), followed.rest()]);
+          const all = [...head, ...restOwn];
+          expect(stateOf(all.at(-1))).toBe('TASK_STATE_COMPLETED');
+          const log = await (
+            await origin.agent.subscribeToTask({ id: taskId }, { lastEventId: 0 })
+          ).rest();
+          expectResumedAfter(0, log);
+          // The replica that ran it streamed the whole log, byte for byte.
+          expect(all.map((event) => event.json)).toEqual(log.map((event) => event.json));
+          // The other replica: every event after those, once, in order.
+          expectResumedAfter(head.length, fromOther);
+          expect(fromOther.map((event) => event.json)).toEqual(
+            log.slice(head.length).map((event) => event.json),
+          );
+          expect(artifactTexts(await other.agent.getTask({ id: taskId }))).toEqual([
+            chunkTexts(log),
+          ]);
+        }),
+      );
     });
 
     it('measures the cross-replica event latency: A appends, a subscriber on B receives', async () => {

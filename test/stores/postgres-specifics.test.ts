@@ -242,8 +242,10 @@ describe.skipIf(url === undefined || url === '')('PostgresTaskStore specifics', 
     /** Row versions (xmin) of a task's stored parts and history: unchanged rows keep theirs. */
     async function rowVersions(taskId: string): Promise<string[]> {
       const result = await admin.query<{ v: string }>(
-        `SELECT xmin::text AS v FROM ${schema}.task_artifact_parts WHERE task_id = $1
-         UNION ALL SELECT xmin::text FROM ${schema}.task_history WHERE task_id = $1`,
+        `SELECT p.xmin::text AS v FROM ${schema}.task_artifact_parts p
+           JOIN ${schema}.tasks t ON t.key = p.task_key WHERE t.id = $1
+         UNION ALL SELECT h.xmin::text FROM ${schema}.task_history h
+           JOIN ${schema}.tasks t ON t.key = h.task_key WHERE t.id = $1`,
         [taskId],
       );
       return result.rows.map((row) => row.v).sort();
@@ -419,10 +421,13 @@ describe.skipIf(url === undefined || url === '')('PostgresTaskStore specifics', 
       expect(await store.getTask(scope, 'old-running')).toBeDefined();
       expect(await store.readEvents('old-1', 0, 10)).toBeUndefined();
       const leftovers = await admin.query<{ n: string }>(
-        `SELECT (SELECT count(*) FROM ${schema}.task_events WHERE task_id LIKE 'old-_')
-              + (SELECT count(*) FROM ${schema}.task_history WHERE task_id LIKE 'old-_')
-              + (SELECT count(*) FROM ${schema}.task_artifact_parts WHERE task_id LIKE 'old-_')
-              AS n`,
+        // Child rows have no foreign key: the purge deletes them itself, leaving none behind.
+        `SELECT sum(n) AS n FROM (
+           SELECT count(*) AS n FROM ${schema}.task_events WHERE task_key NOT IN (SELECT key FROM ${schema}.tasks)
+           UNION ALL SELECT count(*) FROM ${schema}.task_history WHERE task_key NOT IN (SELECT key FROM ${schema}.tasks)
+           UNION ALL SELECT count(*) FROM ${schema}.task_artifacts WHERE task_key NOT IN (SELECT key FROM ${schema}.tasks)
+           UNION ALL SELECT count(*) FROM ${schema}.task_artifact_parts WHERE task_key NOT IN (SELECT key FROM ${schema}.tasks)
+         ) c`,
       );
       expect(leftovers.rows[0]?.n).toBe('0');
     });

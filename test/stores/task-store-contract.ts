@@ -21,7 +21,7 @@ import { describeConcurrency } from './contract/concurrency.contract.js';
 import { describeListing } from './contract/listing.contract.js';
 import { describeProjection } from './contract/projection.contract.js';
 import { describePush } from './contract/push.contract.js';
-import { describeReference } from './contract/reference.contract.js';
+import { describePipelinedReference, describeReference } from './contract/reference.contract.js';
 import { describeUpkeep } from './contract/upkeep.contract.js';
 
 export type { OpenStore, OpenedStore } from './contract/builders.js';
@@ -35,6 +35,7 @@ export function describeTaskStoreContract(name: string, open: OpenStore): void {
     describeUpkeep(open);
     describeConcurrency(open);
     describeReference(open);
+    describePipelinedReference(open);
     describePush(open);
   });
 }

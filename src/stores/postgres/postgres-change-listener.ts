@@ -1,8 +1,14 @@
 /**
- * Cross-replica wake-ups over PostgreSQL itself: every write `pg_notify`s `taskId:seq` on the
- * store's channel inside its statement (delivered on commit, in commit order), and this class
- * holds the one connection that `LISTEN`s for them and fans each out to the process's listeners.
- * A notification is only a pointer; readers fetch the events from the log.
+ * Cross-replica wake-ups over PostgreSQL itself: every batch of writes `pg_notify`s, inside its
+ * statement (delivered on commit, in commit order), the ids of the tasks it wrote with the seq
+ * each reached — `{"s":<store>,"b":<batch>,"c":[[taskId,seq],...]}`, one notification per batch
+ * unless it does not fit the payload limit — and this class holds the one connection that
+ * `LISTEN`s for them and fans each out to the process's listeners. A notification is only a
+ * pointer; readers fetch the events from the log, after the seq they hold, so a reader that
+ * fell behind reads what it missed and never an event twice. The store's own batches are handed
+ * on once their writers have published them (`ownBatch`), so that its own streams do not read
+ * back what they are about to receive anyway. (`taskId:seq`, the payload of stores before
+ * batching, is still understood during a rolling upgrade.)
  *
  * The connection is dedicated (a pooled connection would be handed to queries and lose its
  * `LISTEN`), opened with the first listener and closed with the last. When it drops it is
@@ -25,6 +31,35 @@ export interface PostgresChangeListenerOptions {
   /** First delay before reconnecting; doubles per failed attempt. */
   readonly reconnectMinMs: number;
   readonly reconnectMaxMs: number;
+  /** This store's own announcements: their store id, and where they wait for their batch. */
+  readonly ownBatches?: {
+    readonly storeId: string;
+    afterBatch(batch: number, deliver: () => void): void;
+  };
+}
+
+/** An announcement as sent by a batch. */
+interface Announcement {
+  readonly s: string;
+  readonly b: number;
+  readonly c: readonly (readonly [string, number])[];
+}
+
+function isAnnouncement(value: unknown): value is Announcement {
+  if (typeof value !== 'object' || value === null) return false;
+  const { s, b, c } = value as Partial<Announcement>;
+  return (
+    typeof s === 'string' &&
+    typeof b === 'number' &&
+    Array.isArray(c) &&
+    c.every(
+      (change) =>
+        Array.isArray(change) &&
+        typeof change[0] === 'string' &&
+        Number.isSafeInteger(change[1]) &&
+        change[1] >= 1,
+    )
+  );
 }
 
 const ignore = (): void => {};
@@ -170,17 +205,39 @@ export class PostgresChangeListener {
   #dispatch(message: Notification): void {
     if (message.channel !== this.#options.channel) return;
     const payload = message.payload ?? '';
-    const colon = payload.lastIndexOf(':');
-    const seq = Number(payload.slice(colon + 1));
-    if (colon <= 0 || !Number.isSafeInteger(seq) || seq < 1) {
+    const changes = payload.startsWith('{') ? this.#announcement(payload) : this.#pointer(payload);
+    if (changes === undefined) {
       this.#options.onError(
         new StorageError(
-          `Malformed notification "${payload}" on channel ${message.channel}; ignored`,
+          `Malformed notification "${payload.slice(0, 200)}" on channel ${message.channel}; ignored`,
         ),
       );
       return;
     }
-    const taskId = payload.slice(0, colon);
-    this.#each((listener) => listener.onChange(taskId, seq));
+    const deliver = (): void => {
+      for (const [taskId, seq] of changes.c) {
+        this.#each((listener) => listener.onChange(taskId, seq));
+      }
+    };
+    const own = this.#options.ownBatches;
+    if (own !== undefined && changes.s === own.storeId) own.afterBatch(changes.b, deliver);
+    else deliver();
+  }
+
+  #announcement(payload: string): Announcement | undefined {
+    try {
+      const parsed: unknown = JSON.parse(payload);
+      return isAnnouncement(parsed) ? parsed : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** `taskId:seq`, as stores before batching announced each write. */
+  #pointer(payload: string): Announcement | undefined {
+    const colon = payload.lastIndexOf(':');
+    const seq = Number(payload.slice(colon + 1));
+    if (colon <= 0 || !Number.isSafeInteger(seq) || seq < 1) return undefined;
+    return { s: '', b: 0, c: [[payload.slice(0, colon), seq]] };
   }
 }

@@ -24,6 +24,8 @@ export interface PostgresNames {
   readonly artifacts: string;
   readonly parts: string;
   readonly pushConfigs: string;
+  /** The heartbeat of each lease holder (see `postgres-leases.ts`). */
+  readonly leaseHolders: string;
   readonly migrations: string;
   /**
    * The `LISTEN`/`NOTIFY` channel. Channels are database-wide, so the schema is part of the name:
@@ -63,6 +65,7 @@ export function postgresNames(schema: string): PostgresNames {
     artifacts: `${s}.task_artifacts`,
     parts: `${s}.task_artifact_parts`,
     pushConfigs: `${s}.push_configs`,
+    leaseHolders: `${s}.lease_holders`,
     migrations: `${s}.tandem_migrations`,
     channel: `${schema}_task_changes`,
   };

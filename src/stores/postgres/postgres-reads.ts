@@ -50,7 +50,7 @@ function historyColumn(n: PostgresNames, p: StatementParams, view: TaskViewOptio
       ? ''
       : `AND h.position >= t.history_count - ${p.add(historyLength, 'integer')}`;
   return `(SELECT string_agg(h.message, ',' ORDER BY h.position)
-           FROM ${n.history} h WHERE h.task_id = t.id ${from})`;
+           FROM ${n.history} h WHERE h.task_key = t.key ${from})`;
 }
 
 /** The artifacts of task row `t` with their parts, or `NULL` when the view omits them. */
@@ -59,9 +59,9 @@ function artifactsColumn(n: PostgresNames, view: TaskViewOptions): string {
   return `(SELECT string_agg(
              '[' || a.fields || ',[' || COALESCE(
                (SELECT string_agg(pp.part, ',' ORDER BY pp.position) FROM ${n.parts} pp
-                WHERE pp.task_id = a.task_id AND pp.artifact_position = a.position), '') || ']]',
+                WHERE pp.task_key = a.task_key AND pp.artifact_position = a.position), '') || ']]',
              ',' ORDER BY a.position)
-           FROM ${n.artifacts} a WHERE a.task_id = t.id)`;
+           FROM ${n.artifacts} a WHERE a.task_key = t.key)`;
 }
 
 /** The task of a row, its history and artifacts parsed from their aggregated columns. */
@@ -143,7 +143,7 @@ export async function listTasks(
   const size = p.add(query.pageSize, 'integer');
   const text = `
     WITH page AS (
-      SELECT ${TASK_COLUMNS}, t.history_count,
+      SELECT ${TASK_COLUMNS}, t.key, t.history_count,
              row_number() OVER (ORDER BY t.status_time DESC, t.id DESC) AS rn
       FROM ${n.tasks} t WHERE ${matching} ${after}
       ORDER BY t.status_time DESC, t.id DESC LIMIT ${size} + 1
@@ -196,7 +196,7 @@ export async function readEvents(
     text: `SELECT e.seq, e.event FROM ${n.tasks} t
            LEFT JOIN LATERAL (
              SELECT seq, event FROM ${n.events}
-             WHERE task_id = t.id AND seq > $2 ORDER BY seq LIMIT $3
+             WHERE task_key = t.key AND seq > $2 ORDER BY seq LIMIT $3
            ) e ON true
            WHERE t.id = $1 ORDER BY e.seq`,
     values: [taskId, afterSeq, limit],

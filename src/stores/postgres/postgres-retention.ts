@@ -1,7 +1,7 @@
 /**
  * Retention for the PostgreSQL store: deleting terminal tasks older than a cutoff, a bounded batch
- * per statement. A task's log, history and artifacts go with it (`ON DELETE CASCADE`), in the
- * same statement, so no reader ever sees half a task. Rows another transaction holds are skipped,
+ * per statement. A task's log, history and artifacts go with it in the same statement (its push
+ * configs by `ON DELETE CASCADE`), so no reader ever sees half a task. Rows another transaction holds are skipped,
  * so replicas purging at the same time neither wait for nor delete the same tasks. A task whose
  * push configs have not received all of its events is kept: its log is their outbox.
  */
@@ -21,17 +21,24 @@ export function postgresRetention(db: PostgresDatabase): TaskRetention {
 
 /** Deletes up to `limit` tasks that ended before `terminalBefore`. */
 async function purge(db: PostgresDatabase, terminalBefore: number, limit: number): Promise<number> {
-  const tasks = db.names.tasks;
-  const result = await db.pool.query({
+  const n = db.names;
+  const result = await db.pool.query<{ purged: string }>({
     name: 'tandem_purge',
-    text: `DELETE FROM ${tasks} WHERE id IN (
-             SELECT t.id FROM ${tasks} AS t
-             WHERE t.state IN ${TERMINAL} AND t.status_time < $1
-               AND NOT EXISTS (SELECT 1 FROM ${db.names.pushConfigs} AS c
-                               WHERE c.task_id = t.id AND c.delivered_seq < t.seq)
-             ORDER BY t.status_time LIMIT $2
-             FOR UPDATE OF t SKIP LOCKED)`,
+    text: `WITH gone AS (
+             DELETE FROM ${n.tasks} WHERE key IN (
+               SELECT t.key FROM ${n.tasks} AS t
+               WHERE t.state IN ${TERMINAL} AND t.status_time < $1
+                 AND NOT EXISTS (SELECT 1 FROM ${n.pushConfigs} AS c
+                                 WHERE c.task_id = t.id AND c.delivered_seq < t.seq)
+               ORDER BY t.status_time LIMIT $2
+               FOR UPDATE OF t SKIP LOCKED)
+             RETURNING key),
+           e AS (DELETE FROM ${n.events} x USING gone WHERE x.task_key = gone.key),
+           h AS (DELETE FROM ${n.history} x USING gone WHERE x.task_key = gone.key),
+           a AS (DELETE FROM ${n.artifacts} x USING gone WHERE x.task_key = gone.key),
+           p AS (DELETE FROM ${n.parts} x USING gone WHERE x.task_key = gone.key)
+           SELECT count(*) AS purged FROM gone`,
     values: [terminalBefore, limit],
   });
-  return result.rowCount ?? 0;
+  return Number(result.rows[0]?.purged ?? 0);
 }

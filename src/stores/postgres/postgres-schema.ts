@@ -135,6 +135,97 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX push_configs_by_holder ON ${n.pushConfigs} (holder) WHERE holder IS NOT NULL;
     `,
   },
+  {
+    description: 'integer task keys for the child rows; lease heartbeats per holder',
+    up: (n) => `
+      -- Child rows are keyed by the task's integer key instead of its id (a UUID's 37 bytes in
+      -- every row and index entry), and have no foreign keys: rows are inserted only with their
+      -- task's conditional write (they select from it) and deleted with it by the purge, so the
+      -- per-row trigger that checked them cost every insert a lookup and a row lock for nothing.
+      ALTER TABLE ${n.tasks} DROP COLUMN created_at;
+      ALTER TABLE ${n.tasks} ADD COLUMN key bigint GENERATED ALWAYS AS IDENTITY;
+      ALTER TABLE ${n.tasks} ADD CONSTRAINT tasks_key UNIQUE (key);
+      -- Renewals go to lease_holders now (one row per holder), so no query finds tasks by holder.
+      DROP INDEX ${n.quotedSchema}.tasks_by_lease_holder;
+      -- The listing indexes ascending: new tasks (the latest status time) then go to the right
+      -- edge of the tree, whose pages split 90/10, where descending keys went to the left edge
+      -- and left every page half empty. Listing newest first reads them backwards, as fast.
+      DROP INDEX ${n.quotedSchema}.tasks_listing;
+      DROP INDEX ${n.quotedSchema}.tasks_by_context;
+      DROP INDEX ${n.quotedSchema}.tasks_by_state;
+      CREATE INDEX tasks_listing ON ${n.tasks} (agent, tenant, owner, status_time, id);
+      CREATE INDEX tasks_by_context
+        ON ${n.tasks} (agent, tenant, owner, context_id, status_time, id);
+      CREATE INDEX tasks_by_state ON ${n.tasks} (agent, tenant, owner, state, status_time, id);
+
+      CREATE TABLE ${n.quotedSchema}.task_events_v3 (
+        task_key bigint NOT NULL,
+        seq bigint NOT NULL,
+        event text NOT NULL,
+        PRIMARY KEY (task_key, seq)
+      );
+      INSERT INTO ${n.quotedSchema}.task_events_v3 (task_key, seq, event)
+        SELECT t.key, e.seq, e.event FROM ${n.events} e JOIN ${n.tasks} t ON t.id = e.task_id;
+
+      CREATE TABLE ${n.quotedSchema}.task_history_v3 (
+        task_key bigint NOT NULL,
+        position integer NOT NULL,
+        message text NOT NULL,
+        PRIMARY KEY (task_key, position)
+      );
+      INSERT INTO ${n.quotedSchema}.task_history_v3 (task_key, position, message)
+        SELECT t.key, h.position, h.message FROM ${n.history} h JOIN ${n.tasks} t ON t.id = h.task_id;
+
+      CREATE TABLE ${n.quotedSchema}.task_artifacts_v3 (
+        task_key bigint NOT NULL,
+        position integer NOT NULL,
+        artifact_id text NOT NULL,
+        fields text NOT NULL,
+        part_count integer NOT NULL,
+        PRIMARY KEY (task_key, position),
+        UNIQUE (task_key, artifact_id)
+      );
+      INSERT INTO ${n.quotedSchema}.task_artifacts_v3
+          (task_key, position, artifact_id, fields, part_count)
+        SELECT t.key, a.position, a.artifact_id, a.fields, a.part_count
+        FROM ${n.artifacts} a JOIN ${n.tasks} t ON t.id = a.task_id;
+
+      CREATE TABLE ${n.quotedSchema}.task_artifact_parts_v3 (
+        task_key bigint NOT NULL,
+        artifact_position integer NOT NULL,
+        position integer NOT NULL,
+        part text NOT NULL,
+        PRIMARY KEY (task_key, artifact_position, position)
+      );
+      INSERT INTO ${n.quotedSchema}.task_artifact_parts_v3
+          (task_key, artifact_position, position, part)
+        SELECT t.key, p.artifact_position, p.position, p.part
+        FROM ${n.parts} p JOIN ${n.tasks} t ON t.id = p.task_id;
+
+      DROP TABLE ${n.parts};
+      DROP TABLE ${n.artifacts};
+      DROP TABLE ${n.history};
+      DROP TABLE ${n.events};
+      ALTER TABLE ${n.quotedSchema}.task_events_v3 RENAME TO task_events;
+      ALTER TABLE ${n.quotedSchema}.task_history_v3 RENAME TO task_history;
+      ALTER TABLE ${n.quotedSchema}.task_artifacts_v3 RENAME TO task_artifacts;
+      ALTER TABLE ${n.quotedSchema}.task_artifact_parts_v3 RENAME TO task_artifact_parts;
+      ALTER INDEX ${n.quotedSchema}.task_events_v3_pkey RENAME TO task_events_pkey;
+      ALTER INDEX ${n.quotedSchema}.task_history_v3_pkey RENAME TO task_history_pkey;
+      ALTER INDEX ${n.quotedSchema}.task_artifacts_v3_pkey RENAME TO task_artifacts_pkey;
+      ALTER INDEX ${n.quotedSchema}.task_artifacts_v3_task_key_artifact_id_key
+        RENAME TO task_artifacts_by_id;
+      ALTER INDEX ${n.quotedSchema}.task_artifact_parts_v3_pkey RENAME TO task_artifact_parts_pkey;
+
+      -- The heartbeat of each lease holder (a replica): renewing every lease of a holder is one
+      -- row, however many tasks it runs. A task's lease is live while its own expiry (set when
+      -- it was taken) or its holder's heartbeat is in the future (database clock).
+      CREATE TABLE ${n.leaseHolders} (
+        holder text PRIMARY KEY,
+        expires_at timestamptz NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The schema version this code writes and reads. */

@@ -7,13 +7,21 @@
 import { describe, expect, it } from 'vitest';
 import type { Artifact, Part, TaskState } from '../../../src/protocol/generated/types.js';
 import { MemoryTaskStore } from '../../../src/stores/memory/memory-task-store.js';
-import type { TaskListQuery, TaskViewOptions } from '../../../src/stores/task-store.js';
+import type {
+  TaskListQuery,
+  TaskMutation,
+  TaskViewOptions,
+} from '../../../src/stores/task-store.js';
 import {
   entriesOf,
   T0,
   comparable,
+  createRequest,
   createTask,
+  isoAt,
+  logEntry,
   message,
+  newTask,
   scope,
   useStore,
   type OpenStore,
@@ -106,6 +114,85 @@ export function describeReference(open: OpenStore): void {
           expect(page).toEqual(await reference.listTasks(scope, q));
           after = page.next;
         } while (after !== undefined);
+      }
+    });
+  });
+}
+
+/**
+ * The same comparison with the writes pipelined as the runtime sends them to a store that says
+ * it pipelines: each task's writes called one after another without waiting, all tasks at once,
+ * in rounds — so that a batching store folds consecutive writes of a task and commits many
+ * tasks together — and the answers and reads compared with the reference's.
+ */
+export function describePipelinedReference(open: OpenStore): void {
+  describe('parity with the in-memory reference, writes pipelined', () => {
+    const store = useStore(open);
+
+    it('answers every read as the memory store does after the same pipelined writes', async () => {
+      if (!store().pipelinedAppends) return;
+      const reference = new MemoryTaskStore();
+      const next = random(20251203);
+      const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+      const tasks = Array.from({ length: 10 }, (_, i) => ({ id: `p-${i}`, seq: 1 }));
+      const spec = (i: number) => ({ contextId: `ctx-${i % 2}`, time: T0 + i });
+      // Created without waiting either: a creation and its first appends can share a commit.
+      let clock = T0 + 1000;
+      for (let round = 0; round < 6; round++) {
+        const calls: { actual: Promise<unknown>; expected: Promise<unknown> }[] = [];
+        for (const [i, task] of tasks.entries()) {
+          if (round === 0) {
+            const request = createRequest(newTask(task.id, spec(i)));
+            calls.push({
+              actual: store().createTask(request),
+              expected: reference.createTask(request),
+            });
+          }
+          for (let k = 0; k < 1 + Math.floor(next() * 5); k++) {
+            const roll = next();
+            const step = `${round}.${i}.${k}`;
+            const seq = task.seq;
+            const payload =
+              roll < 0.2
+                ? { message: message(`m${step}`, step, 'ROLE_AGENT') }
+                : {
+                    artifactUpdate: {
+                      taskId: task.id,
+                      contextId: `ctx-${i % 2}`,
+                      artifact: randomArtifact(next, round * 100 + k),
+                      append: next() < 0.7,
+                    },
+                  };
+            const update = payload.artifactUpdate;
+            const mutations: TaskMutation[] =
+              update === undefined
+                ? [{ kind: 'history', message: payload.message }]
+                : [{ kind: 'artifact', artifact: update.artifact, append: update.append }];
+            if (roll > 0.95) {
+              const status = { state: pick(STATES), timestamp: isoAt((clock += 1)) };
+              mutations.push({ kind: 'status', status });
+            }
+            const request = {
+              taskId: task.id,
+              expectedSeq: seq,
+              events: [logEntry(seq + 1, payload)],
+              mutations,
+            };
+            task.seq++;
+            calls.push({ actual: store().append(request), expected: reference.append(request) });
+          }
+        }
+        for (const call of calls) expect(await call.actual).toEqual(await call.expected);
+      }
+      for (const task of tasks) {
+        for (const view of VIEWS) {
+          expect(comparable(await store().getTask(scope, task.id, view))).toEqual(
+            comparable(await reference.getTask(scope, task.id, view)),
+          );
+        }
+        expect(entriesOf(await store().readEvents(task.id, 0, 10_000))).toEqual(
+          entriesOf(await reference.readEvents(task.id, 0, 10_000)),
+        );
       }
     });
   });
