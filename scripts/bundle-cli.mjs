@@ -46,6 +46,9 @@ const LOADER = resolve('scripts/bundle-cli-loader.cjs');
  */
 const PART_ROOTS = [
   /^src\/server-grpc\.ts$/,
+  // The gRPC listener, which createA2AServer loads when it starts one, and the 0.3 service on it.
+  /^src\/bindings\/grpc\/grpc-listener\.ts$/,
+  /^src\/bindings\/v0_3\/v03-grpc-service\.ts$/,
   /^src\/server-compat\.ts$/,
   /^src\/stores\/(sqlite|postgres)\/[a-z-]+-task-store\.ts$/,
   /^src\/agents\/(dice|translator|echo|conformance)\.ts$/,

@@ -1,7 +1,9 @@
 /**
- * `tandem/server/grpc`: the gRPC binding's server (spec 10), an entry point of its own so that
- * `tandem/server` never loads grpc-js. Serve the same request handlers as the HTTP server and list
- * the gRPC interface in their cards:
+ * `tandem/server/grpc`: the gRPC binding's server (spec 10) as a listener of its own, for an
+ * application that serves gRPC apart from HTTP; an entry point of its own so that `tandem/server`
+ * never loads grpc-js. `createA2AServer({ agents, http, grpc })` of `tandem/server` serves both
+ * listeners together (and loads grpc-js only when its gRPC listener starts); apart, list each
+ * listener's interfaces in the other's mounts:
  *
  * ```ts
  * const grpc = createGrpcServer({ agents: [{ path: '', handler }] });
@@ -16,9 +18,7 @@ export { createGrpcServer } from './bindings/grpc/grpc-server.js';
 export type {
   A2AGrpcServer,
   A2AGrpcServerOptions,
-  GrpcAgentMount,
-  GrpcCompatService,
+  GrpcOptions,
   GrpcTlsOptions,
 } from './bindings/grpc/grpc-server.js';
-export { v03GrpcService } from './bindings/v0_3/v03-grpc-service.js';
 export { A2A_SERVICE_NAME } from './bindings/grpc/grpc-codec.js';

@@ -104,13 +104,24 @@ export type {
   TaskPushStore,
 } from './stores/push-store.js';
 
+export { createA2AServer } from './compose/create-a2a-server.js';
+export type {
+  A2AServer,
+  A2AServerAddress,
+  A2AServerOptions,
+  GrpcListenerOptions,
+  HttpListenerOptions,
+} from './compose/create-a2a-server.js';
+export type { GrpcOptions } from './bindings/grpc/grpc-options.js';
+export type { GrpcTlsOptions } from './bindings/grpc/grpc-credentials.js';
+export type { A2AAgentMount, ServerCoreOptions } from './bindings/server/server-options.js';
 export { createA2AHandler } from './http/adapters/fetch.js';
 export type { A2AFetchHandler } from './http/adapters/fetch.js';
 export type {
-  A2AAgentMount,
   A2AHandlerOptions,
   CardSignerLike,
   CorsOrigins,
+  HttpOptions,
 } from './http/http-options.js';
 export { createNodeServer, toNodeListener } from './http/adapters/node.js';
 export type {
@@ -118,6 +129,7 @@ export type {
   A2ANodeServerOptions,
   A2ATlsOptions,
   NodeListener,
+  NodeServerOptions,
   ShutdownOptions,
 } from './http/adapters/node.js';
 export { createExpressMiddleware } from './http/adapters/express.js';

@@ -183,7 +183,7 @@ export class NodeBridge {
 
   constructor(core: HttpCore) {
     this.#core = core;
-    this.#logger = core.options.logger;
+    this.#logger = core.logger;
   }
 
   /** Requests whose response has not finished (streams included). */
@@ -246,7 +246,7 @@ export class NodeBridge {
       // A stream is in flight until its connection closes (registered last: a throw above is
       // counted by `serve`).
       res.once('close', this.#onClose);
-      pipeSse(res, response.sse, this.#core.options.heartbeatMs);
+      pipeSse(res, response.sse, this.#core.heartbeatMs);
       return;
     }
     const body = response.body;

@@ -69,10 +69,7 @@ afterEach(async () => {
 async function serve(interceptor: ServerInterceptor): Promise<string> {
   const mounts = [{ path: '', handler: createRequestHandler({ agent: testAgent }) }];
   const grpc: A2AGrpcServer = createGrpcServer({
-    agents: mounts.map((mount) => ({
-      ...mount,
-      cardInterfaces: () => server.interfacesOf(mount.path),
-    })),
+    agents: mounts,
     grpcInterceptors: [interceptor],
   });
   const server: A2ANodeServer = createNodeServer({

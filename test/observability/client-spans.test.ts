@@ -23,7 +23,7 @@ import {
   type TaskRuntime,
 } from '../../src/server.js';
 import { compatV03 } from '../../src/server-compat.js';
-import { createGrpcServer, v03GrpcService, type A2AGrpcServer } from '../../src/server-grpc.js';
+import { createGrpcServer, type A2AGrpcServer } from '../../src/server-grpc.js';
 import { clientTestAgent } from '../support/agents.js';
 import {
   registerInMemoryTelemetry,
@@ -61,8 +61,8 @@ beforeAll(async () => {
     return ANONYMOUS;
   };
   grpc = createGrpcServer({
-    agents: [{ path: '', handler, cardInterfaces: () => http.interfacesOf('') }],
-    compat: v03GrpcService(),
+    agents: [{ path: '', handler }],
+    compat: compatV03(),
     authenticate,
   });
   http = createNodeServer({

@@ -11,7 +11,7 @@ import { send } from '../support/messages.js';
 import { deliveredSeqs, payloadKinds, startWebhookReceiver } from '../support/webhook-receiver.js';
 import { pollUntil } from '../support/sync.js';
 import { DestinationPolicy } from '../../src/push/destination-policy.js';
-import { parseServePush } from '../../src/cli/serve-push.js';
+import { parseServePush } from '../../src/cli/serve/push.js';
 import { UsageFailure } from '../../src/cli/cli-values.js';
 import { TaskNotFoundError } from '../../src/index.js';
 import {

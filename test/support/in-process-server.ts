@@ -1,13 +1,13 @@
 /**
  * A Tandem server inside the test process, composed from the public API the way an application
- * composes it — `createTaskRuntime`, `createRequestHandler`, `createNodeServer` — on a loopback
+ * composes it — `createTaskRuntime`, `createRequestHandler`, `createA2AServer` — on a loopback
  * port, with a driver of the chosen binding for each agent it serves. Requests a test tags can
  * be followed on the server side (when their response closes, how often it waited to drain).
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  createNodeServer,
+  createA2AServer,
   createRequestHandler,
   type A2ANodeServer,
   type A2ANodeServerOptions,
@@ -21,7 +21,7 @@ import {
   type TaskRuntime,
 } from '../../src/server.js';
 import { ServerInterceptingCall, type ServerInterceptor as GrpcInterceptor } from '@grpc/grpc-js';
-import { createGrpcServer, type A2AGrpcServer } from '../../src/server-grpc.js';
+import type { A2AGrpcServer } from '../../src/server-grpc.js';
 import { TAG_HEADER, type A2ADriver, type BindingName } from './drivers/a2a-driver.js';
 import { connectDriver } from './drivers/bindings.js';
 import type { DriverConnection } from './drivers/connection.js';
@@ -114,50 +114,43 @@ export async function startInProcessServer(
     }),
   }));
   const tracker = new TaggedRequests();
-  const grpc =
-    binding === 'grpc' || options.grpc === true
-      ? createGrpcServer({
-          agents: agents.map((agent) => ({
-            ...agent,
-            cardInterfaces: () => http.interfacesOf(agent.path),
-          })),
-          ...(logger === undefined ? {} : { logger }),
-          grpcInterceptors: [tracker.interceptor],
-          limits: options.limits,
-          interceptors: options.interceptors,
-          ...(options.http?.authenticate === undefined
-            ? {}
-            : { authenticate: options.http.authenticate }),
-          ...(options.http?.failedAuthentications === undefined
-            ? {}
-            : { failedAuthentications: options.http.failedAuthentications }),
-          ...(options.http?.tls === undefined ? {} : { tls: options.http.tls }),
-        })
-      : undefined;
-  const http = createNodeServer({
-    ...options.http,
-    ...(logger === undefined ? {} : { logger }),
-    limits: options.limits,
-    interceptors: options.interceptors,
-    agents: agents.map((agent) =>
-      grpc === undefined ? agent : { ...agent, interfaces: grpc.interfacesOf(agent.path) },
-    ),
+  const {
+    authenticate,
+    failedAuthentications,
+    publicUrl,
+    compat,
+    preferredBinding,
+    tls,
+    logger: httpLogger,
+    interceptors,
+    limits,
+    ...http
+  } = options.http ?? {};
+  const grpc = binding === 'grpc' || options.grpc === true;
+  const server = createA2AServer({
+    agents,
+    logger: logger ?? httpLogger,
+    limits: options.limits ?? limits,
+    interceptors: options.interceptors ?? interceptors,
+    authenticate,
+    failedAuthentications,
+    publicUrl,
+    compat,
+    preferredBinding,
+    http: { ...http, tls, port: 0, host: '127.0.0.1' },
+    grpc: grpc ? { tls, grpcInterceptors: [tracker.interceptor] } : undefined,
   });
-  const node: A2ANodeServer =
-    grpc === undefined
-      ? http
-      : {
-          server: http.server,
-          listen: (listenOptions) => http.listen(listenOptions),
-          interfacesOf: (path) => http.interfacesOf(path),
-          shutdown: async (shutdownOptions) => {
-            await Promise.all([http.shutdown(shutdownOptions), grpc.shutdown(shutdownOptions)]);
-          },
-        };
-  options.track(node);
+  const node = server.http as A2ANodeServer;
+  const tracked: A2ANodeServer = {
+    server: node.server,
+    listen: (listenOptions) => node.listen(listenOptions),
+    interfacesOf: (path) => server.interfacesOf(path),
+    shutdown: (shutdownOptions) => server.shutdown(shutdownOptions),
+  };
+  options.track(tracked);
   tracker.watch(node);
-  await grpc?.listen({ port: 0, host: '127.0.0.1' });
-  const { url } = await node.listen({ port: 0, host: '127.0.0.1' });
+  const address = await server.listen();
+  const url = address.http?.url ?? '';
   const drivers = new Map<string, A2ADriver>();
   for (const mount of mounts) {
     drivers.set(
@@ -172,8 +165,8 @@ export async function startInProcessServer(
   };
   return {
     url,
-    node,
-    grpc,
+    node: tracked,
+    grpc: server.grpc,
     agent: endpoint(mounts[0]?.path ?? ''),
     endpoint,
     request: (tag) => tracker.request(tag),

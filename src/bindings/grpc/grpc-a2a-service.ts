@@ -26,11 +26,9 @@ import {
 import {
   CallAuthenticationRequest,
   identifyCaller,
-  type Authenticator,
   type IdentityCheck,
   type IdentityVerdict,
 } from '../server/authentication.js';
-import type { FailedAuthenticationLimiter } from '../server/failed-authentication-limiter.js';
 import { CallLog } from '../server/call-log.js';
 import { taskIdOf } from '../server/call-report.js';
 import { prepareCall, type PreparedCall } from '../server/prepare-call.js';
@@ -56,9 +54,8 @@ export type { GrpcAgentRouter };
 /** What the service implementation is created with. */
 export interface GrpcServiceContext {
   readonly route: GrpcAgentRouter;
-  readonly authenticate: Authenticator;
-  /** Failed authentications per address; `undefined` for no limit. */
-  readonly failures?: FailedAuthenticationLimiter | undefined;
+  /** The identity hook, as the server's core resolved it. */
+  readonly identity: IdentityCheck;
   readonly logger: Logger;
 }
 
@@ -105,11 +102,7 @@ export class GrpcA2AService {
 
   constructor(context: GrpcServiceContext) {
     this.#context = context;
-    this.#identity = {
-      authenticate: context.authenticate,
-      failures: context.failures,
-      logger: context.logger,
-    };
+    this.#identity = context.identity;
     this.#calls = new CallLog(context.logger);
   }
 

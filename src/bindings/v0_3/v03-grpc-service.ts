@@ -16,7 +16,8 @@ import type { DescMessage } from '@bufbuild/protobuf';
 import { InvalidRequestError } from '../../protocol/errors.js';
 import type { OperationName } from '../../protocol/operations.js';
 import { GrpcEncodingError, type GrpcMessageCodec, type GrpcMethod } from '../grpc/grpc-codec.js';
-import type { GrpcCompatService } from '../grpc/grpc-server.js';
+import type { GrpcCompatService } from '../grpc/grpc-compat-service.js';
+import { GRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import { isObject, UntranslatableError } from './translate/untranslatable.js';
 import { invalidParamsOf } from './translate/v03-errors.js';
 import {
@@ -173,7 +174,7 @@ function methodsOf(): GrpcMethod[] {
   });
 }
 
-/** `a2a.v1.A2AService` of A2A 0.3, for `createGrpcServer({ compat })`. */
+/** `a2a.v1.A2AService` of A2A 0.3: what `compatV03()` serves on a gRPC listener. */
 export function v03GrpcService(): GrpcCompatService {
-  return { methods: methodsOf(), protocolVersion: V03_VERSION };
+  return { binding: GRPC_BINDING, methods: methodsOf(), protocolVersion: V03_VERSION };
 }

@@ -94,7 +94,7 @@ function sseBody(
 
 /** Bridges a core to fetch. Exported for adapters that already hold a core. */
 export function toFetchHandler(core: HttpCore): A2AFetchHandler {
-  const { heartbeatMs } = core.options;
+  const { heartbeatMs } = core;
   return async (request) => {
     const response = await core.handle(toCoreRequest(request));
     const init = { status: response.status, headers: response.headers };

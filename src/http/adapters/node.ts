@@ -14,7 +14,7 @@ import type * as NodeHttps from 'node:https';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { AgentInterface } from '../../protocol/generated/types.js';
-import { createHttpCore } from '../http-core.js';
+import { createHttpCore, type HttpCore } from '../http-core.js';
 import type { A2AHandlerOptions } from '../http-options.js';
 import { NodeBridge } from '../node-bridge.js';
 
@@ -25,8 +25,8 @@ const loadHttps = (): typeof NodeHttps =>
 /** A `node:http` request listener. */
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** Options of {@link createNodeServer}. */
-export interface A2ANodeServerOptions extends A2AHandlerOptions {
+/** What the `node:http` server adds to the HTTP listener's options. */
+export interface NodeServerOptions {
   /** Time allowed to receive the request headers. Default 10 s. */
   readonly headersTimeoutMs?: number | undefined;
   /** Time allowed to receive the whole request (headers and body). Default 60 s. */
@@ -36,6 +36,9 @@ export interface A2ANodeServerOptions extends A2AHandlerOptions {
   /** Serve HTTPS instead of HTTP (spec 7.1: production deployments MUST use TLS). */
   readonly tls?: A2ATlsOptions | undefined;
 }
+
+/** Options of {@link createNodeServer}. */
+export interface A2ANodeServerOptions extends A2AHandlerOptions, NodeServerOptions {}
 
 /** The server's TLS material, PEM-encoded. */
 export interface A2ATlsOptions {
@@ -70,9 +73,9 @@ export interface A2ANodeServer {
    * SYN a full second later.
    */
   listen(options?: {
-    port?: number;
-    host?: string;
-    backlog?: number;
+    port?: number | undefined;
+    host?: string | undefined;
+    backlog?: number | undefined;
   }): Promise<{ port: number; host: string; url: string }>;
   /**
    * Graceful shutdown: stops accepting connections, lets in-flight calls and streams finish up to
@@ -122,7 +125,11 @@ export function toNodeListener(options: A2AHandlerOptions): NodeListener {
  * @throws ConfigurationError for invalid options or an invalid agent card.
  */
 export function createNodeServer(options: A2ANodeServerOptions): A2ANodeServer {
-  const core = createHttpCore(options);
+  return serveOverNode(createHttpCore(options), options);
+}
+
+/** The `node:http` server of an HTTP listener (`createA2AServer` makes it over a shared core). */
+export function serveOverNode(core: HttpCore, options: NodeServerOptions): A2ANodeServer {
   const bridge = new NodeBridge(core);
   const requestTimeout = options.requestTimeoutMs ?? 60_000;
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
@@ -171,7 +178,7 @@ export function createNodeServer(options: A2ANodeServerOptions): A2ANodeServer {
     await closed;
     // Agent code that ignores its abort signal must not keep the process from exiting.
     if (!(await within(agents, GRACE_MS))) {
-      core.options.logger.warn(
+      core.logger.warn(
         { deadlineMs },
         'agent executions did not stop within the shutdown deadline; they were abandoned',
       );
@@ -193,6 +200,8 @@ export function createNodeServer(options: A2ANodeServerOptions): A2ANodeServer {
           const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
           const reachable = shown === '0.0.0.0' ? '127.0.0.1' : shown === '[::]' ? '[::1]' : shown;
           listenUrl = `${scheme}://${reachable}:${address.port}`;
+          // Listeners without URLs of their own list the HTTP interfaces under it.
+          core.core.httpBaseUrl ??= listenUrl;
           resolve({ port: address.port, host: address.address, url: listenUrl });
         });
       });

@@ -19,14 +19,14 @@ import {
 } from '../../../src/client.js';
 import type { AgentCard, StreamResponse, Task } from '../../../src/index.js';
 import {
+  createA2AServer,
   createNodeServer,
   createRequestHandler,
   createTaskRuntime,
-  type A2ANodeServer,
+  type A2AServer,
   type TaskRuntime,
 } from '../../../src/server.js';
 import { compatV03 } from '../../../src/server-compat.js';
-import { createGrpcServer, v03GrpcService, type A2AGrpcServer } from '../../../src/server-grpc.js';
 import { clientTestAgent, extensionAgent, REQUIRED_EXTENSION } from '../../support/agents.js';
 import { describeMatrix } from '../../support/matrix.js';
 import { openStore, type OpenedStore } from '../../support/stores.js';
@@ -38,8 +38,7 @@ describeMatrix(
       binding === 'rest' ? 'HTTP+JSON' : binding === 'grpc' ? 'GRPC' : 'JSONRPC';
     let store: OpenedStore;
     let runtime: TaskRuntime;
-    let server: A2ANodeServer;
-    let grpc: A2AGrpcServer | undefined;
+    let server: A2AServer;
     let client: A2AClient;
     let card: AgentCard;
 
@@ -48,26 +47,15 @@ describeMatrix(
       runtime = createTaskRuntime({ store: store.store });
       await runtime.start();
       const handler = createRequestHandler({ agent: clientTestAgent, runtime });
-      // The gRPC server serves the same handler; the card at the HTTP port lists its interfaces.
-      grpc =
-        binding === 'grpc'
-          ? createGrpcServer({
-              agents: [{ path: '', handler, cardInterfaces: () => server.interfacesOf('') }],
-              compat: v03GrpcService(),
-            })
-          : undefined;
-      server = createNodeServer({
-        agents: [
-          grpc === undefined
-            ? { path: '', handler }
-            : { path: '', handler, interfaces: grpc.interfacesOf('') },
-        ],
-        heartbeatMs: 0,
+      // One server: the card at the HTTP port lists the gRPC interfaces, 0.3 on every binding.
+      server = createA2AServer({
+        agents: [{ path: '', handler }],
+        http: { heartbeatMs: 0 },
+        grpc: binding === 'grpc' ? {} : undefined,
         compat: compatV03(),
       });
-      await grpc?.listen();
-      const { url } = await server.listen({ port: 0, host: '127.0.0.1' });
-      const base = url.replace(/\/$/, '');
+      const { http } = await server.listen();
+      const base = (http?.url ?? '').replace(/\/$/, '');
       const served = (await (
         await fetch(`${base}/.well-known/agent-card.json`)
       ).json()) as AgentCard;
@@ -82,7 +70,6 @@ describeMatrix(
 
     afterAll(async () => {
       await server.shutdown({ deadlineMs: 500 });
-      await grpc?.shutdown({ deadlineMs: 500 });
       await runtime.close();
       await store.dispose();
     });

@@ -1,6 +1,6 @@
 /**
  * gRPC 0.3: `a2a.v1.A2AService` of the 0.3 proto on the gRPC port beside the 1.0 service
- * (`createGrpcServer({ compat: v03GrpcService() })`), driven by the official JS SDK's 0.3 gRPC
+ * (`createGrpcServer({ compat: compatV03() })`), driven by the official JS SDK's 0.3 gRPC
  * client (`a2a-sdk-v03/client/grpc`): send, stream, get, cancel, resubscribe, push configs, the
  * extended card and typed errors; and the 1.0 service still answers as before.
  */
@@ -16,7 +16,8 @@ import {
   MemoryTaskStore,
   type TaskRuntime,
 } from '../../../src/server.js';
-import { createGrpcServer, v03GrpcService, type A2AGrpcServer } from '../../../src/server-grpc.js';
+import { compatV03 } from '../../../src/server-compat.js';
+import { createGrpcServer, type A2AGrpcServer } from '../../../src/server-grpc.js';
 import { clientTestAgent } from '../../support/agents.js';
 
 let runtime: TaskRuntime;
@@ -31,7 +32,7 @@ beforeAll(async () => {
     agents: [
       { path: '', handler: createRequestHandler({ agent: clientTestAgent, runtime, push }) },
     ],
-    compat: v03GrpcService(),
+    compat: compatV03(),
   });
   const { address } = await server.listen();
   sdk = new GrpcTransport({ endpoint: address });

@@ -5,7 +5,7 @@
  * then gRPC. Only an enabled binding can be preferred: gRPC needs `--grpc-port`.
  */
 
-import { UsageFailure } from './cli-values.js';
+import { UsageFailure } from '../cli-values.js';
 
 /** The `parseArgs` options this module reads. */
 export const PREFERRED_BINDING_OPTIONS = {

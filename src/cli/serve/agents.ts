@@ -13,15 +13,16 @@ import {
   isDemoAgentName,
   loadDemoAgent,
   type DemoAgentName,
-} from '../agents/index.js';
-import type { ChatConfig, ChatSettings } from '../agents/chat/chat-config.js';
-import type { AgentDefinition } from '../server.js';
+} from '../../agents/index.js';
+import type { ChatConfig, ChatSettings } from '../../agents/chat/chat-config.js';
+import type { AgentDefinition } from '../../server.js';
 import {
   parseDuration,
   parseNonNegativeInteger,
   parsePositiveInteger,
   UsageFailure,
-} from './cli-values.js';
+} from '../cli-values.js';
+import type { ServeOptionGroup } from './option-group.js';
 
 /** The environment variable holding the model's API key. */
 export const MODEL_API_KEY_ENV = 'TANDEM_MODEL_API_KEY';
@@ -101,7 +102,7 @@ export interface ServedAgentSettings {
 }
 
 async function chatConfigModule() {
-  return import('../agents/chat/chat-config.js');
+  return import('../../agents/chat/chat-config.js');
 }
 
 function readJsonFile(path: string, option: string): unknown {
@@ -247,14 +248,14 @@ export async function loadServedAgent(
   if (isDemoAgentName(name)) return loadDemoAgent(name);
   switch (name) {
     case 'chat': {
-      const { createChatAgent } = await import('../agents/chat/chat-agent.js');
+      const { createChatAgent } = await import('../../agents/chat/chat-agent.js');
       if (settings.chat === undefined) throw new UsageFailure('--agent chat is not configured');
       return createChatAgent(settings.chat, { apiKey: settings.apiKey });
     }
     case 'orchestrator': {
       const { createOrchestratorAgent } =
-        await import('../agents/orchestrator/orchestrator-agent.js');
-      const { chatModelOptions } = await import('../agents/chat/chat-agent.js');
+        await import('../../agents/orchestrator/orchestrator-agent.js');
+      const { chatModelOptions } = await import('../../agents/chat/chat-agent.js');
       const config = settings.orchestrator;
       if (config === undefined) throw new UsageFailure('--agent orchestrator is not configured');
       return createOrchestratorAgent({
@@ -267,3 +268,10 @@ export async function loadServedAgent(
     }
   }
 }
+
+/** The settings of the configured agents (chat, orchestrator), for those `--agent` names. */
+export const AGENTS_GROUP = {
+  options: AGENT_OPTIONS,
+  help: AGENT_HELP,
+  parse: (values, context) => parseServedAgents(values, context.agents),
+} satisfies ServeOptionGroup<Values, ServedAgentSettings>;

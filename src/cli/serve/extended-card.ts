@@ -8,9 +8,9 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { parseMessage } from '../index.js';
-import type { AgentCardInput, AgentDefinition } from '../server.js';
-import { UsageFailure } from './cli-values.js';
+import { parseMessage } from '../../index.js';
+import type { AgentCardInput, AgentDefinition } from '../../server.js';
+import { UsageFailure } from '../cli-values.js';
 
 /** The `parseArgs` options this module reads. */
 export const EXTENDED_CARD_OPTIONS = {

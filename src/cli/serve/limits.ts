@@ -9,8 +9,9 @@ import {
   DEFAULT_TASK_CONTENT_LIMITS,
   type CallLimitsOptions,
   type TaskContentLimits,
-} from '../server.js';
-import { parsePositiveInteger, UsageFailure } from './cli-values.js';
+} from '../../server.js';
+import { parsePositiveInteger, UsageFailure } from '../cli-values.js';
+import type { ServeOptionGroup } from './option-group.js';
 
 /** The `parseArgs` options this module reads. */
 export const LIMIT_OPTIONS = {
@@ -86,3 +87,10 @@ export function parseServeLimits(values: Values): ServeLimits | undefined {
   if (history !== undefined) content.historyLength = history;
   return { calls: limits, content };
 }
+
+/** The limits flags: on by default, `undefined` with `--limits off`. */
+export const LIMITS_GROUP = {
+  options: LIMIT_OPTIONS,
+  help: LIMIT_HELP,
+  parse: parseServeLimits,
+} satisfies ServeOptionGroup<Values, ServeLimits | undefined>;

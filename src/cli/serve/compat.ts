@@ -6,8 +6,9 @@
  * card.
  */
 
-import { COMPAT_VERSIONS, type CompatLayer } from '../server.js';
-import { UsageFailure } from './cli-values.js';
+import { COMPAT_VERSIONS, type CompatLayer } from '../../server.js';
+import { UsageFailure } from '../cli-values.js';
+import type { ServeOptionGroup } from './option-group.js';
 
 /** The `parseArgs` options this module reads. */
 export const COMPAT_OPTIONS = {
@@ -45,9 +46,19 @@ export function parseServeCompat(values: {
  * parses the 0.3 translators.
  */
 export async function loadServeCompat(version: ServeCompatVersion): Promise<CompatLayer> {
-  const { compatV03 } = await import('../server-compat.js');
+  const { compatV03 } = await import('../../server-compat.js');
   switch (version) {
     case '0.3':
       return compatV03();
   }
 }
+
+/** The compatibility flag: the version to serve besides 1.0, if any. */
+export const COMPAT_GROUP = {
+  options: COMPAT_OPTIONS,
+  help: COMPAT_HELP,
+  parse: parseServeCompat,
+} satisfies ServeOptionGroup<
+  { readonly compat?: string | undefined },
+  ServeCompatVersion | undefined
+>;

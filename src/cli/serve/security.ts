@@ -21,8 +21,15 @@ import {
   type ApiKeyLocation,
   type ServerAuthentication,
   type TaskAccessPolicy,
-} from '../server.js';
-import { parseDuration, parsePositiveInteger, UsageFailure } from './cli-values.js';
+} from '../../server.js';
+import { parseDuration, parsePositiveInteger, UsageFailure } from '../cli-values.js';
+import type { ServeOptionGroup } from './option-group.js';
+import {
+  EXTENDED_CARD_HELP,
+  EXTENDED_CARD_OPTIONS,
+  parseExtendedCards,
+  type ExtendedCards,
+} from './extended-card.js';
 
 /** The `parseArgs` options this module reads. */
 export const SECURITY_OPTIONS = {
@@ -279,3 +286,16 @@ function parseFailedAuthentications(
     ...(windowMs === undefined ? {} : { windowSeconds: Math.round(windowMs / 1000) }),
   });
 }
+
+/** Authentication, TLS, card signing and access, and the extended cards. */
+export const SECURITY_GROUP = {
+  options: { ...SECURITY_OPTIONS, ...EXTENDED_CARD_OPTIONS },
+  help: `${SECURITY_HELP}\n${EXTENDED_CARD_HELP}`,
+  parse: (values, context) => ({
+    ...parseServeSecurity(values),
+    extendedCards: parseExtendedCards(values['extended-card'], context.agents),
+  }),
+} satisfies ServeOptionGroup<
+  Values & { readonly 'extended-card'?: string[] | undefined },
+  ServeSecurity & { readonly extendedCards: ExtendedCards }
+>;

@@ -11,8 +11,9 @@ import {
   type PushNotifier,
   type PushNotifierOptions,
   type TaskRuntime,
-} from '../server.js';
-import { parseDuration, parsePositiveInteger, UsageFailure } from './cli-values.js';
+} from '../../server.js';
+import { parseDuration, parsePositiveInteger, UsageFailure } from '../cli-values.js';
+import type { ServeOptionGroup } from './option-group.js';
 
 /** The `parseArgs` options this module reads. */
 export const PUSH_OPTIONS = {
@@ -107,3 +108,10 @@ export function startServePush(
   }
   return notifier;
 }
+
+/** The push flags: on by default, `undefined` with `--no-push`. */
+export const PUSH_GROUP = {
+  options: PUSH_OPTIONS,
+  help: PUSH_HELP,
+  parse: parseServePush,
+} satisfies ServeOptionGroup<Values, ServePush>;
