@@ -55,6 +55,8 @@ const PART_ROOTS = [
   /^src\/agents\/(chat|orchestrator)\/[a-z-]+-agent\.ts$/,
   /^src\/agents\/chat\/chat-config\.ts$/,
   /^src\/bindings\/(grpc|v0_3)\/[a-z0-9-]+-client-transport\.ts$/,
+  // `tandem inspect`: the web inspector's backend, loaded only by that command.
+  /^src\/cli\/inspect\.ts$/,
   // The OpenTelemetry SDK preset, loaded only when the environment asks for telemetry.
   /^src\/otel\.ts$/,
   // The conformance checker: only `tandem check` parses it.

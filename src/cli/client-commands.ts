@@ -33,6 +33,7 @@ export const clientCommands = {
   keygen: (): Promise<CommandModule> => import('./keygen.js'),
   listen: (): Promise<CommandModule> => import('./listen.js'),
   check: (): Promise<CommandModule> => import('./check.js'),
+  inspect: (): Promise<CommandModule> => import('./inspect.js'),
 } as const;
 
 /** The name of a client command. */
