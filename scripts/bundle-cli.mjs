@@ -59,6 +59,8 @@ const PART_ROOTS = [
   /^src\/cli\/inspect\.ts$/,
   // The OpenTelemetry SDK preset, loaded only when the environment asks for telemetry.
   /^src\/otel\.ts$/,
+  // The conformance checker: only `tandem check` parses it.
+  /^src\/cli\/check\.ts$/,
 ];
 
 const DISPATCHER = resolve('src/cli/main.ts');

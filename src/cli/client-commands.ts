@@ -32,6 +32,7 @@ export const clientCommands = {
   schema: (): Promise<CommandModule> => import('./schema.js'),
   keygen: (): Promise<CommandModule> => import('./keygen.js'),
   listen: (): Promise<CommandModule> => import('./listen.js'),
+  check: (): Promise<CommandModule> => import('./check.js'),
   inspect: (): Promise<CommandModule> => import('./inspect.js'),
 } as const;
 

@@ -34,6 +34,7 @@ const commands: Record<string, CommandEntry> = {
   schema: client('Print the JSON Schema of the A2A messages', 'schema'),
   keygen: client('Write a key pair for signing agent cards', 'keygen'),
   listen: client('Receive push notifications and print them', 'listen'),
+  check: client('Check an agent against the A2A specification', 'check'),
   inspect: client('Open the web inspector for an agent', 'inspect'),
 };
 

@@ -24,6 +24,7 @@ const ENTRY_POINTS: Readonly<Record<string, string>> = {
   'tandem/server/grpc': 'src/server-grpc.ts',
   'tandem/server/compat': 'src/server-compat.ts',
   'tandem/client': 'src/client.ts',
+  'tandem/check': 'src/check.ts',
   'tandem/stores/sqlite': 'src/stores-sqlite.ts',
   'tandem/stores/postgres': 'src/stores-postgres.ts',
   'tandem/otel': 'src/otel.ts',
