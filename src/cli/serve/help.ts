@@ -19,12 +19,15 @@ Options:
   --store <store>         memory | sqlite:PATH | postgres://...[?schema=NAME]
                           (default sqlite:./tandem.db, env TANDEM_STORE)
   --log-level <level>     trace | debug | info | warn | error | silent (default info, env TANDEM_LOG_LEVEL)
-  --retention <duration>  Purge tasks finished longer ago than this, e.g. 7d, 12h (default: keep forever)
+  --retention <duration>  Purge tasks finished longer ago than this, at least 1m, e.g. 7d, 12h
+                          (default: keep forever)
   --orphan-timeout <dur>  Fail tasks whose server died after this long (default 30s; replicas only)
   --shutdown-timeout <d>  Time running work may take to finish on SIGTERM (default 10s)
-  --heartbeat <duration>  SSE heartbeat interval on idle streams (default 15s)
+  --heartbeat <duration>  SSE heartbeat interval on idle streams, at least 1s (default 15s)
 ${PREFERRED_BINDING_HELP}
   -h, --help              Show this help
+
+Durations take a unit: ms, s, m, h or d (500ms, 30s, 5m, 12h, 7d); a bare number is refused.
 
 ${SERVE_GROUPS.map((group) => group.help).join('\n\n')}
 

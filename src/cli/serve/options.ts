@@ -127,10 +127,10 @@ export async function parseServeArgs(
     store: parseTaskStoreSpec(values.store ?? envOr('TANDEM_STORE', 'sqlite:./tandem.db')),
     logLevel: logLevel as LogLevel,
     retentionMs:
-      values.retention === undefined ? undefined : parseDuration(values.retention, '--retention'),
+      values.retention === undefined ? undefined : parseDuration(values.retention, '--retention', { minMs: 60_000 }),
     orphanTimeoutMs: parseDuration(values['orphan-timeout'] ?? '30s', '--orphan-timeout'),
     shutdownMs: parseDuration(values['shutdown-timeout'] ?? '10s', '--shutdown-timeout'),
-    heartbeatMs: parseDuration(values.heartbeat ?? '15s', '--heartbeat'),
+    heartbeatMs: parseDuration(values.heartbeat ?? '15s', '--heartbeat', { minMs: 1000 }),
     preferredBinding: parsePreferredBinding(values, context.grpc),
     grpcPort,
     security: SECURITY_GROUP.parse(values, context),
