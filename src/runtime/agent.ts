@@ -92,7 +92,7 @@ export interface ArtifactUpdateOptions {
  * runtime behind it. Changes are stored in the order they are made, and reach the task's readers
  * only once stored. A status change resolves once stored; an artifact change may resolve as soon
  * as it is queued, while few changes wait for their commit (on stores whose appends are
- * pipelined: memory, SQLite), so that a stream's chunks share commits — `await` still slows a
+ * pipelined: every built-in store), so that a stream's chunks share commits — `await` still slows a
  * producer down to the store. If storing a change fails, none after it is stored and the next
  * call rejects with that error.
  *
