@@ -83,8 +83,12 @@ export interface ArtifactUpdateOptions {
   extensions?: string[];
   /** Append these parts to the artifact with the same id instead of replacing it. */
   append?: boolean;
-  /** This is the artifact's final chunk. */
-  lastChunk?: boolean;
+  /**
+   * This is the artifact's final chunk. Defaults to true for a whole artifact (no `append`), which
+   * is complete in one piece, and to false for appended parts; pass `false` to start an artifact
+   * that later appends continue.
+   */
+  lastChunk?: boolean | undefined;
 }
 
 /**
@@ -138,8 +142,9 @@ export interface AgentContext {
   /** Marks the task `WORKING`, optionally with a progress message for the client. */
   working(message?: MessageContent): Promise<void>;
   /**
-   * Emits a whole artifact. Returns its id. (`append` and `lastChunk` make it one chunk of an
-   * artifact instead; {@link artifactStream} does that bookkeeping itself.)
+   * Emits a whole artifact, marked `lastChunk` since nothing follows it. Returns its id.
+   * (`append`, or `lastChunk: false`, make it one chunk of an artifact instead;
+   * {@link artifactStream} does that bookkeeping itself.)
    */
   artifact(content: MessageContent | Artifact, options?: ArtifactUpdateOptions): Promise<string>;
   /**

@@ -53,7 +53,7 @@ function expectRawOutputFile(part: Part | undefined): void {
 const WORKING_ARTIFACT_COMPLETED = [
   'task:TASK_STATE_SUBMITTED',
   'status:TASK_STATE_WORKING',
-  'artifact',
+  'artifact+last',
   'status:TASK_STATE_COMPLETED',
 ];
 
@@ -186,7 +186,7 @@ describe('conformance agent: stream rows', () => {
     ]);
     expect(describeEvents(await stream('tck-artifact-text-s'))).toEqual([
       'task:TASK_STATE_SUBMITTED',
-      'artifact',
+      'artifact+last',
       'status:TASK_STATE_COMPLETED',
     ]);
     expect(describeEvents(await stream('tck-input-required-s'))).toEqual([
