@@ -5,7 +5,8 @@ import {
   conformanceBehaviourOf,
   streamingTimeoutSeconds,
 } from '../../src/agents/conformance.js';
-import { decodeBase64, type Part, type Task } from '../../src/index.js';
+import { type Part, type Task } from '../../src/index.js';
+import { decodeBase64 } from '../../src/codecs.js';
 import type { StreamEvent } from '../../src/server.js';
 import {
   artifactUpdates,

@@ -17,11 +17,11 @@ import {
   createPushNotifier,
   createRequestHandler,
   createTaskRuntime,
-  MemoryTaskStore,
   type A2ANodeServer,
   type Authenticator,
   type TaskRuntime,
 } from '../../src/server.js';
+import { MemoryTaskStore } from '../../src/stores.js';
 import { compatV03 } from '../../src/server-compat.js';
 import { createGrpcServer, type A2AGrpcServer } from '../../src/server-grpc.js';
 import { clientTestAgent } from '../support/agents.js';

@@ -15,12 +15,12 @@ import { parseServePush } from '../../src/cli/serve/push.js';
 import { UsageFailure } from '../../src/cli/cli-values.js';
 import { TaskNotFoundError } from '../../src/index.js';
 import {
-  MemoryTaskStore,
   createCallContext,
   createPushNotifier,
   createRequestHandler,
   createTaskRuntime,
 } from '../../src/server.js';
+import { MemoryTaskStore } from '../../src/stores.js';
 
 describe('status-only delivery', () => {
   const env = useBehaviourEnv({ binding: 'rest', store: 'memory' });

@@ -6,7 +6,8 @@
 
 import { parseArgs } from 'node:util';
 import { demoAgentNames } from '../../agents/index.js';
-import { parseTaskStoreSpec, type LogLevel, type TaskStoreSpec } from '../../server.js';
+import type { LogLevel } from '../../server.js';
+import { parseTaskStoreSpec, type TaskStoreSpec } from '../../stores.js';
 import { parseDuration, UsageFailure } from '../cli-values.js';
 import {
   AGENTS_GROUP,

@@ -10,17 +10,19 @@ import {
   createCardSigner,
   createRequestHandler,
   createTaskRuntime,
-  describeTaskStoreSpec,
-  openTaskStore,
-  startRetention,
   type A2AAgentMount,
   type A2AServer,
   type A2AServerAddress,
   type Logger,
   type PushNotifier,
   type TaskRuntime,
-  type TaskStore,
 } from '../../server.js';
+import {
+  describeTaskStoreSpec,
+  openTaskStore,
+  startRetention,
+  type TaskStore,
+} from '../../stores.js';
 import { loadServedAgent } from './agents.js';
 import { loadServeCompat } from './compat.js';
 import { withExtendedCard } from './extended-card.js';

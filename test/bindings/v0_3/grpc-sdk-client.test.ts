@@ -13,9 +13,9 @@ import {
   createPushNotifier,
   createRequestHandler,
   createTaskRuntime,
-  MemoryTaskStore,
   type TaskRuntime,
 } from '../../../src/server.js';
+import { MemoryTaskStore } from '../../../src/stores.js';
 import { compatV03 } from '../../../src/server-compat.js';
 import { createGrpcServer, type A2AGrpcServer } from '../../../src/server-grpc.js';
 import { clientTestAgent } from '../../support/agents.js';

@@ -19,10 +19,10 @@ import {
   createPushNotifier,
   createRequestHandler,
   createTaskRuntime,
-  MemoryTaskStore,
   type A2ANodeServer,
   type TaskRuntime,
 } from '../../../src/server.js';
+import { MemoryTaskStore } from '../../../src/stores.js';
 import { compatV03 } from '../../../src/server-compat.js';
 import { clientTestAgent } from '../../support/agents.js';
 

@@ -10,9 +10,9 @@ import {
   type JsonRpcErrorObject,
   type OperationRequest,
   type OperationResponse,
-  type SseEvent,
   type StreamResponse,
 } from '../../../src/index.js';
+import type { SseEvent } from '../../../src/codecs.js';
 import {
   BindingViolationError,
   type BindingName,
