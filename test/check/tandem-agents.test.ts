@@ -63,8 +63,7 @@ describe('tandem/check against tandem serve', () => {
       expect(report.bindings).toEqual(['JSONRPC', 'HTTP+JSON', 'GRPC']);
       expect(labelsOf(report, 'fail')).toEqual([]);
       expect(unexpectedSkips(report, agent !== 'conformance')).toEqual([]);
-      // Tandem answers some errors of its HTTP+JSON streaming routes as application/json (§11.1).
-      expect(labelsOf(report, 'warn')).toEqual(['rest.content-type [HTTP+JSON 1.0]']);
+      expect(labelsOf(report, 'warn')).toEqual([]);
     },
   );
 
