@@ -289,6 +289,9 @@ export class ConfigWorker {
         context,
         'push webhook marked failing; further attempts slow to a probe',
       );
+    } else if (outcome.kind === 'permanent') {
+      // The event is given up, never delivered: the operator should hear of it.
+      this.#context.logger.warn(context, 'push delivery failed permanently; the event is given up');
     } else {
       this.#context.logger[failing ? 'debug' : 'info'](context, 'push delivery attempt failed');
     }
