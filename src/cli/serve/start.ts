@@ -54,7 +54,13 @@ async function startTaskServices(options: ServeOptions, logger: Logger): Promise
   return {
     store,
     runtime,
-    push: startServePush(options.push, runtime, logger),
+    // The compat layer renders the deliveries to webhooks its clients set up (0.3: the Task).
+    push: startServePush(
+      options.push,
+      runtime,
+      logger,
+      options.compat === undefined ? undefined : await loadServeCompat(options.compat),
+    ),
     stopRetention:
       options.retentionMs === undefined
         ? undefined
