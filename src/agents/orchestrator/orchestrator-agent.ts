@@ -63,7 +63,7 @@ export interface OrchestratorConfig extends PeerDirectoryOptions {
    * card cannot be read or is invalid, a call to a peer that fails, a routing model that fails.
    * Neither message contents nor credentials are logged. Default: nothing is logged.
    */
-  readonly logger?: Logger;
+  readonly logger?: Logger | undefined;
 }
 
 function callerMetadata(ctx: AgentContext): Struct {

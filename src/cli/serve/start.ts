@@ -65,13 +65,17 @@ function pathOf(options: ServeOptions, name: string): string {
   return options.agents.length === 1 ? '' : `/agents/${name}`;
 }
 
-function mountsOf(options: ServeOptions, tasks: TaskServices): Promise<A2AAgentMount[]> {
+function mountsOf(
+  options: ServeOptions,
+  tasks: TaskServices,
+  logger: Logger,
+): Promise<A2AAgentMount[]> {
   return Promise.all(
     options.agents.map(async (name) => ({
       path: pathOf(options, name),
       handler: createRequestHandler({
         agent: withExtendedCard(
-          await loadServedAgent(name, options.agentSettings),
+          await loadServedAgent(name, options.agentSettings, logger),
           name,
           options.security.extendedCards,
         ),
@@ -145,7 +149,7 @@ export async function startServing(options: ServeOptions, logger: Logger): Promi
     );
   }
   const tasks = await startTaskServices(options, logger);
-  const server = await serverOf(options, await mountsOf(options, tasks), logger);
+  const server = await serverOf(options, await mountsOf(options, tasks, logger), logger);
   const address = await server.listen();
   announce(options, address, logger);
   return {
