@@ -46,6 +46,7 @@ interface TaskServices {
 async function startTaskServices(options: ServeOptions, logger: Logger): Promise<TaskServices> {
   const store = await openTaskStore(options.store, {
     onError: (error) => logger.warn({ err: error }, 'task store background error'),
+    onWaiting: (message) => logger.warn({}, message),
   });
   const runtime = createTaskRuntime({ store, logger, orphanTimeoutMs: options.orphanTimeoutMs });
   await runtime.start();
