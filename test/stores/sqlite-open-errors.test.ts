@@ -72,7 +72,7 @@ interface ServeRun {
 function serve(
   path: string,
   options: { asUser?: number; until?: RegExp; onLine?: (text: string) => void } = {},
-): Promise<ServeRun & { stop: () => void }> {
+): Promise<ServeRun & { stop: () => Promise<unknown> }> {
   const child = spawn(
     process.execPath,
     [CLI, 'serve', '--store', `sqlite:${path}`, '--port', '0', '--host', '127.0.0.1'],
@@ -84,8 +84,12 @@ function serve(
   );
   let stdout = '';
   let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   return new Promise((resolve, reject) => {
-    const stop = () => child.kill('SIGTERM');
+    const stop = () => {
+      child.kill('SIGTERM');
+      return within(exited, 10_000, 'tandem serve to stop after SIGTERM');
+    };
     const check = () => {
       options.onLine?.(stdout + stderr);
       if (options.until?.test(stdout + stderr) === true) {
@@ -101,7 +105,7 @@ function serve(
       check();
     });
     child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr, stop }));
+    void exited.then((code) => resolve({ code, stdout, stderr, stop }));
   });
 }
 
@@ -211,7 +215,10 @@ describe('tandem serve --store sqlite:PATH that cannot be used', () => {
           // Released only once the server said it waits: the wait is real, and it is reported.
           if (!released && text.includes(`waiting for another process that holds ${path}`)) {
             released = true;
+            // A WAL database opened in exclusive locking mode waits for every other connection
+            // to close, not only for its transaction to end.
             holder.exec('COMMIT');
+            holder.close();
           }
         },
       }),
@@ -229,8 +236,8 @@ describe('tandem serve --store sqlite:PATH that cannot be used', () => {
       });
       expect(run.stdout).toContain('Tandem is serving');
     } finally {
-      run.stop();
-      holder.close();
+      await run.stop();
+      if (holder.open) holder.close();
     }
   });
 });

@@ -101,7 +101,7 @@ export function explainOpenError(error: unknown, path: string, waitedMs: number)
   if (code.startsWith('SQLITE_BUSY')) {
     const waited = waitedMs >= 1_000 ? ` (waited ${Math.round(waitedMs / 100) / 10} s)` : '';
     return new ConfigurationError(
-      `${path} is in use by another process${waited}; a SQLite task store serves one process (stop the other one, or use PostgreSQL to run several replicas)`,
+      `${path} is in use by another process${waited}; a SQLite task store serves one process (use PostgreSQL to run several replicas)`,
       { cause: error },
     );
   }
