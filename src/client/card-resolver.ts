@@ -193,7 +193,6 @@ function invalidCardError(
   url: string,
   original: unknown,
 ): AgentCardError {
-  const parsed = { violations };
   const legacy =
     typeof original === 'object' && original !== null
       ? (original as { protocolVersion?: unknown }).protocolVersion
@@ -204,9 +203,9 @@ function invalidCardError(
       : '';
   return new AgentCardError(
     `The agent card at ${url} is not a valid A2A ${CURRENT_PROTOCOL_VERSION} card ` +
-      `(${parsed.violations.length} problem${parsed.violations.length === 1 ? '' : 's'}: ` +
-      `${formatViolations(parsed.violations)})${hint}`,
-    parsed.violations,
+      `(${violations.length} problem${violations.length === 1 ? '' : 's'}: ` +
+      `${formatViolations(violations)})${hint}`,
+    violations,
   );
 }
 
