@@ -100,6 +100,8 @@ export function run(args: string[]): Promise<number> {
       const client = await connect({ fetch: keepCard });
       if (terminal.json) terminal.jsonDocument(client.card);
       else writeCard(terminal, client.card, client.selectedInterface);
+      // A 0.3 card accepted by 0.3's rules: say what a 1.0 reader cannot rely on.
+      for (const warning of client.cardWarnings) terminal.error(`tandem: warning: ${warning}`);
       if (values.verify !== true) return ExitCode.Success;
       try {
         // The card as received (spec 8.4.3), not as read into 1.0: with --compat 0.3 the served
