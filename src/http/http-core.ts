@@ -155,6 +155,8 @@ export function createHttpCore(options: A2AHandlerOptions | HttpOptions, shared?
         return builtin.card(target.agent, request).then((response) => ({ response }));
       case 'health':
         return { response: builtin.health(request) };
+      case 'ready':
+        return builtin.ready(request).then((response) => ({ response }));
       case 'index':
         return { response: builtin.index(request) };
     }

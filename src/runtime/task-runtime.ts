@@ -157,9 +157,19 @@ export class TaskRuntimeEngine implements TaskRuntime {
   }
 
   start(): Promise<void> {
-    this.#started ??= this.#start();
+    if (this.#started === undefined) {
+      this.startState = 'starting';
+      this.#started = this.#start();
+      this.#started.then(
+        () => (this.startState = 'started'),
+        () => (this.startState = 'failed'),
+      );
+    }
     return this.#started;
   }
+
+  /** Where `start()` is, for readiness (`readiness.ts`). */
+  startState: 'not started' | 'starting' | 'started' | 'failed' = 'not started';
 
   async #start(): Promise<void> {
     const { store } = this;
