@@ -15,6 +15,9 @@ import { CARD_PATH, type AgentEntry, type Target } from './agent-mounts.js';
 import { baseUrlOf } from './public-url.js';
 import type { RouteLookup } from './router.js';
 
+/** The media type of the Prometheus text exposition format. */
+const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8';
+
 /** A `google.rpc.Status` body, the error form of the server's own routes (and HTTP+JSON's). */
 export function statusBody(code: number, status: string, message: string): string {
   return JSON.stringify({ error: { code, status, message, details: [] } });
@@ -74,6 +77,16 @@ export class BuiltinRoutes {
     const response = json(200, '{"status":"ready"}', request);
     response.headers['cache-control'] = 'no-store';
     return response;
+  }
+
+  /** Prometheus text (a failed collection is the core's logged 500, as any unexpected error). */
+  async metrics(render: () => Promise<string>, request: HttpRequest): Promise<HttpResponse> {
+    const text = await render();
+    return {
+      status: 200,
+      headers: { 'content-type': PROMETHEUS_TEXT, 'cache-control': 'no-store' },
+      body: request.method === 'HEAD' ? undefined : text,
+    };
   }
 
   /** 404, naming the card path and the first agents' interfaces below this server. */

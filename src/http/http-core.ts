@@ -157,6 +157,8 @@ export function createHttpCore(options: A2AHandlerOptions | HttpOptions, shared?
         return { response: builtin.health(request) };
       case 'ready':
         return builtin.ready(request).then((response) => ({ response }));
+      case 'metrics':
+        return builtin.metrics(target.render, request).then((response) => ({ response }));
       case 'index':
         return { response: builtin.index(request) };
     }
