@@ -14,6 +14,7 @@
  * Runs are made by the `TaskRuntime` only, which keeps the registry of the runs of this process.
  */
 
+import { TaskRunMetrics } from '../telemetry/task-metrics.js';
 import type { Message, Task, TaskState } from '../protocol/generated/types.js';
 import { InvalidTransitionError, asError } from '../protocol/local-errors.js';
 import {
@@ -103,6 +104,8 @@ export class TaskRun implements RunForWriter {
   /** What the task may still hold (see `task-content-limits.ts`); unlimited when unset. */
   #budget: TaskBudget | undefined;
   #pushConfigs: readonly PushConfigRecord[] = NO_PUSH_CONFIGS;
+  /** The task metrics of the run (telemetry); the runtime ends them with the run. */
+  readonly metrics: TaskRunMetrics;
 
   constructor(deps: TaskRunDependencies, init: TaskRunInit) {
     this.#deps = deps;
@@ -113,6 +116,8 @@ export class TaskRun implements RunForWriter {
     this.#seq = init.seq;
     this.#state = init.state;
     this.#writer = deps.store.pipelinedAppends ? new PipelinedWriter(this) : new SerialWriter(this);
+    this.metrics = new TaskRunMetrics(init.scope.agent, init.taskId);
+    if (init.seq > 0) this.metrics.state(init.state);
   }
 
   /**
@@ -255,6 +260,7 @@ export class TaskRun implements RunForWriter {
     if (this.#keepsProjection) this.#projection = projectionOf(creation.request.task);
     this.#seq = events.length;
     this.#state = creation.state;
+    this.metrics.state(creation.state);
     for (const event of events) this.#deps.hub.publish(this.taskId, event);
     this.#checkSettled();
   }
@@ -300,6 +306,7 @@ export class TaskRun implements RunForWriter {
     }
     this.#seq = seq;
     this.#state = change.state;
+    this.metrics.state(change.state);
     this.#deps.hub.publish(this.taskId, event);
     this.#checkSettled();
   }
@@ -391,6 +398,7 @@ export class TaskRun implements RunForWriter {
     }
     this.#seq = stored.seq;
     this.#state = stored.state;
+    this.metrics.state(stored.state);
     if (!isTerminalState(stored.state)) {
       this.#checkSettled();
       return false;
