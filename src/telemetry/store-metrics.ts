@@ -86,7 +86,14 @@ export function instrumentStore<S extends object>(store: S): S {
   });
 }
 
-/** Writes `store` committed together in one batch. */
-export function recordStoreBatch(store: object, writes: number): void {
-  tandemInstruments().serverStoreBatchSize.record(writes, storeAttributes(store));
+const batchAttributes = new Map<string, Attributes>();
+
+/** `writes` committed together in one batch of a store of `kind` (`postgresql`). */
+export function recordBatchSize(kind: string, writes: number): void {
+  let attributes = batchAttributes.get(kind);
+  if (attributes === undefined) {
+    attributes = { [ATTR_DB_SYSTEM_NAME]: kind };
+    batchAttributes.set(kind, attributes);
+  }
+  tandemInstruments().serverStoreBatchSize.record(writes, attributes);
 }
