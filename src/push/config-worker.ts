@@ -5,6 +5,7 @@
  * failure waits its backoff; a permanent one gives that event up and goes on with the next.
  */
 
+import { recordPushAttempt, recordPushPending } from '../telemetry/push-metrics.js';
 import { DELIVERY_ID_HEADER, NOTIFICATION_TOKEN_HEADER } from '../protocol/push-headers.js';
 import type { Logger } from '../runtime/logger.js';
 import type { PushPayloadFormat } from '../runtime/push-notifications.js';
@@ -92,6 +93,7 @@ export class ConfigWorker {
   /** Stops after the attempt in flight; resolves once it has ended. */
   close(): Promise<void> {
     this.#closed = true;
+    recordPushPending(this, 0);
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     return this.#idle;
@@ -123,6 +125,7 @@ export class ConfigWorker {
         return;
       }
       const known = Math.max(this.#knownSeq, this.#stored.taskSeq);
+      recordPushPending(this, known - state.deliveredSeq);
       if (state.deliveredSeq >= known) {
         if (this.#stored.taskTerminal) this.#finish(true);
         return;
@@ -159,6 +162,7 @@ export class ConfigWorker {
       this.#context.stopped,
     );
     if (this.#closed) return false;
+    recordPushAttempt(this, delivery.toSeq, outcome, state, this.#context.timing.failingAfter);
     const now = Date.now();
     if (outcome.kind === 'delivered') {
       if (state.failing) {
@@ -265,6 +269,7 @@ export class ConfigWorker {
   #finish(release: boolean): void {
     if (this.#closed) return;
     this.#closed = true;
+    recordPushPending(this, 0);
     this.#context.onDone(this, release);
   }
 

@@ -58,6 +58,7 @@ import { taskContentLimitsOf, type TaskContentLimitValues } from './task-content
 import type { TaskAccessPolicy } from './task-access-policy.js';
 import { waitAtMost } from './wait-at-most.js';
 import { ownRuntime, storeOf } from './handler-runtime.js';
+import { storeReadiness, type Readiness } from './readiness.js';
 import type { TaskExecution } from './task-execution.js';
 import type { PushDeliveryStatus, PushDeliveryStatusRequest } from './push-notifications.js';
 import type { PushDeliveryStatusSource } from './push-delivery-status-source.js';
@@ -321,6 +322,11 @@ class RuntimeRequestHandler implements A2ARequestHandler, PushDeliveryStatusSour
     request: DeleteTaskPushNotificationConfigRequest,
   ): Promise<void> {
     return this.#push.delete(call, request);
+  }
+
+  /** Readiness for `GET /readyz`: the runtime started, the store answers. */
+  checkReadiness(): Promise<Readiness> {
+    return storeReadiness(this.#runtime.startState, this.#store);
   }
 
   getPushDeliveryStatus(

@@ -26,6 +26,7 @@ import { PipelinedWriter } from './pipelined-writer.js';
 import { SerialWriter } from './serial-writer.js';
 import { resumeChange, statusChange, type TaskChange } from './task-changes.js';
 import { createTaskRequest, submittedTask, taskCreation } from './task-creation.js';
+import type { TaskRunMetrics } from '../telemetry/task-metrics.js';
 import { TaskRunPort, type TaskRunDependencies, type TaskRunInit } from './task-run-port.js';
 import type {
   ChangeBuilder,
@@ -69,6 +70,11 @@ export class TaskRun {
    */
   get acceptedState(): TaskState {
     return this.#writer.acceptedState();
+  }
+
+  /** The task metrics of the run (telemetry); the runtime ends them with the run. */
+  get metrics(): TaskRunMetrics {
+    return this.#port.metrics;
   }
 
   /** The sequence number of the last stored event (0 before the task is created). */

@@ -10,6 +10,7 @@
 
 import {
   context,
+  isSpanContextValid,
   propagation,
   SpanKind,
   SpanStatusCode,
@@ -124,7 +125,12 @@ export class ServerCallTelemetry {
     this.#span = span;
     this.#recording = span.isRecording();
     this.#metricAttributes = metricAttributes;
-    this.context = trace.setSpan(parent, span);
+    // With no SDK and no caller's context, the span is the API's invalid no-op: putting it in
+    // the context would change nothing but cost a context per call.
+    this.context =
+      this.#recording || isSpanContextValid(span.spanContext())
+        ? trace.setSpan(parent, span)
+        : parent;
   }
 
   /** Starts the span of a call, before the operation runs. */

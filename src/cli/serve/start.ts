@@ -28,6 +28,7 @@ import { loadServeCompat } from './compat.js';
 import { withExtendedCard } from './extended-card.js';
 import type { ServeOptions } from './options.js';
 import { startServePush } from './push.js';
+import { startServeTelemetry, type ServingTelemetry } from './telemetry.js';
 
 /** A running `tandem serve`. */
 export interface Serving {
@@ -102,6 +103,7 @@ async function serverOf(
   options: ServeOptions,
   agents: A2AAgentMount[],
   logger: Logger,
+  telemetry: ServingTelemetry,
 ): Promise<A2AServer> {
   const { security } = options;
   const tls = security.tls;
@@ -118,6 +120,7 @@ async function serverOf(
       port: options.port,
       host: options.host,
       heartbeatMs: options.heartbeatMs,
+      metrics: telemetry.metrics,
       tls,
       cardSigner:
         security.cardSigning === undefined
@@ -157,10 +160,14 @@ export async function startServing(options: ServeOptions, logger: Logger): Promi
       'an extended agent card is configured without --auth: every caller can read it (spec 13.3 wants authenticated callers)',
     );
   }
+  const telemetry = await startServeTelemetry(options.telemetry, options);
   const tasks = await startTaskServices(options, logger);
-  const server = await serverOf(options, await mountsOf(options, tasks, logger), logger);
+  const server = await serverOf(options, await mountsOf(options, tasks, logger), logger, telemetry);
   const address = await server.listen();
   announce(options, address, logger);
+  if (telemetry.metricsPort !== undefined) {
+    console.log(`  metrics      http://${options.host}:${telemetry.metricsPort}/metrics`);
+  }
   return {
     server,
     address,
@@ -170,6 +177,7 @@ export async function startServing(options: ServeOptions, logger: Logger): Promi
       await tasks.push?.close();
       await tasks.runtime.close();
       await tasks.store.close();
+      await telemetry.shutdown();
     },
   };
 }

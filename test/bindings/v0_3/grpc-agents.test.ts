@@ -18,10 +18,10 @@ import {
   createRequestHandler,
   createTaskRuntime,
   defineAgent,
-  MemoryTaskStore,
   type A2AServer,
   type TaskRuntime,
 } from '../../../src/server.js';
+import { MemoryTaskStore } from '../../../src/stores.js';
 import { compatV03 } from '../../../src/server-compat.js';
 
 /** An agent that answers with its own name, and declares an extended card named after it. */
