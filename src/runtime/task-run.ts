@@ -29,7 +29,13 @@ import {
   isInterruptedState,
   isTerminalState,
 } from '../protocol/task-state.js';
-import type { PushConfigRecord, TaskLogEntry, TaskScope, TaskStore } from '../stores/task-store.js';
+import type {
+  PushConfigRecord,
+  TaskLogEntry,
+  TaskScope,
+  TaskStore,
+  TaskTraceContext,
+} from '../stores/task-store.js';
 import type { TaskBudget } from './task-content-limits.js';
 import type { Logger } from './logger.js';
 import { PipelinedWriter } from './pipelined-writer.js';
@@ -103,6 +109,7 @@ export class TaskRun implements RunForWriter {
   /** What the task may still hold (see `task-content-limits.ts`); unlimited when unset. */
   #budget: TaskBudget | undefined;
   #pushConfigs: readonly PushConfigRecord[] = NO_PUSH_CONFIGS;
+  #traceContext: TaskTraceContext | undefined;
 
   constructor(deps: TaskRunDependencies, init: TaskRunInit) {
     this.#deps = deps;
@@ -208,6 +215,11 @@ export class TaskRun implements RunForWriter {
     if (this.#seq === 0) this.#pushConfigs = [...this.#pushConfigs, config];
   }
 
+  /** Stores the trace context of the call that admitted the task with its creation. */
+  traceContextWithCreation(traceContext: TaskTraceContext | undefined): void {
+    if (this.#seq === 0) this.#traceContext = traceContext;
+  }
+
   /** Creates the task: its first event is the `Task` snapshot, in `SUBMITTED` state. */
   create(userMessage: Message): Promise<Task> {
     const { created, written } = this.createWith(userMessage, undefined);
@@ -239,7 +251,12 @@ export class TaskRun implements RunForWriter {
       refused = asError(error);
     }
     const creation = taskCreation(snapshot, change);
-    const target = { scope: this.scope, pushConfigs: this.#pushConfigs, lease: this.#deps.lease };
+    const target = {
+      scope: this.scope,
+      pushConfigs: this.#pushConfigs,
+      lease: this.#deps.lease,
+      traceContext: this.#traceContext,
+    };
     return {
       request: createTaskRequest(target, creation),
       snapshot,
