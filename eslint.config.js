@@ -91,6 +91,17 @@ const layers = {
 };
 
 /**
+ * Folders inside a layer that lie below their siblings: each also keeps the rules of its layer
+ * (a file matched by two entries would take only the later one's list).
+ */
+const subLayers = {
+  // The server core every binding shares: no binding of its own.
+  'bindings/server': { layer: 'bindings', forbidden: ['jsonrpc', 'rest', 'grpc', 'v0_3'] },
+  // The memory store: none of the SQL stores or their shared code.
+  'stores/memory': { layer: 'stores', forbidden: ['sql', 'sqlite', 'postgres'] },
+};
+
+/**
  * The client halves of the bindings: the client contract, each binding's `*-client-*` files, and
  * the 0.3 translators, which both halves share and which depend on protocol only.
  */
@@ -109,17 +120,32 @@ const grpcWireCodec = [
   'src/bindings/v0_3/v03-grpc-codec.ts',
 ];
 
-const layerRules = Object.entries(layers).map(([layer, forbidden]) => ({
+/** Each folder with what it must not import: a folder's name, and its path for the message. */
+const layerFolders = [
+  ...Object.entries(layers).map(([layer, forbidden]) => ({
+    layer,
+    forbidden: forbidden.map((name) => ({ name, path: `src/${name}` })),
+  })),
+  ...Object.entries(subLayers).map(([folder, { layer, forbidden }]) => ({
+    layer: folder,
+    forbidden: [
+      ...layers[layer].map((name) => ({ name, path: `src/${name}` })),
+      ...forbidden.map((name) => ({ name, path: `src/${layer}/${name}` })),
+    ],
+  })),
+];
+
+const layerRules = layerFolders.map(({ layer, forbidden }) => ({
   files: [`src/${layer}/**/*.ts`],
   rules: {
     'no-restricted-imports': [
       'error',
       {
         patterns: [
-          ...forbidden.map((other) => ({
+          ...forbidden.map(({ name, path }) => ({
             // `../client.js` and `../server.js` are entry points, not the folders behind them.
-            group: [`**/${other}/**`, `**/${other}`],
-            message: `src/${layer} must not depend on src/${other} (see docs/architecture.md).`,
+            group: [`**/${name}/**`, `**/${name}`],
+            message: `src/${layer} must not depend on ${path} (see docs/architecture.md).`,
           })),
           ...(layer === 'protocol' || layer === 'client' || layer === 'telemetry'
             ? [{ group: ['node:*'], message: `src/${layer} must stay free of node: imports.` }]

@@ -1,12 +1,8 @@
 // In-process micro-benchmark of Tandem's HTTP core (no sockets): the cost Tandem adds per request.
 // Usage: node bench/core-micro.mjs [getTask|sendMessage|both] [iterations]
 import { createHttpCore } from '../dist/http/http-core.js';
-import {
-  createRequestHandler,
-  MemoryTaskStore,
-  openTaskStore,
-  parseTaskStoreSpec,
-} from '../dist/server.js';
+import { createRequestHandler } from '../dist/server.js';
+import { MemoryTaskStore, openTaskStore, parseTaskStoreSpec } from '../dist/stores.js';
 import { echo } from '../dist/agents/echo.js';
 
 const [, , which = 'both', n = '200000'] = process.argv;

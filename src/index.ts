@@ -1,6 +1,7 @@
 /**
- * `tandem`: the A2A 1.0 wire contract — types, validation, errors, the task state machine,
- * version negotiation and the SSE codec. No I/O and no `node:` imports: this entry point runs in
+ * `tandem`: the A2A 1.0 wire contract — types, validation, errors, the task state machine and
+ * version negotiation. The encodings beneath it (SSE, base64, canonical JSON, UUIDs, the proto
+ * descriptors) are in `tandem/codecs`. No I/O and no `node:` imports: this entry point runs in
  * any JavaScript runtime.
  *
  * Any new export added here becomes public API. Use named exports, not wildcards.
@@ -59,16 +60,6 @@ export type {
   TaskStatusUpdateEvent,
 } from './protocol/generated/types.js';
 export type { JsonValue, Struct, Timestamp } from './protocol/json.js';
-
-export { enumDescriptors, messageDescriptors } from './protocol/generated/descriptors.js';
-export type {
-  EnumDescriptor,
-  FieldDescriptor,
-  FieldKind,
-  MessageDescriptor,
-  MethodDescriptor,
-  OneofDescriptor,
-} from './protocol/descriptor.js';
 
 export {
   OPERATION_NAMES,
@@ -187,17 +178,3 @@ export type {
   MessageOptions,
   PartOptions,
 } from './protocol/builders.js';
-export { decodeBase64, encodeBase64 } from './protocol/base64.js';
-export { canonicalJson } from './protocol/jcs.js';
-export { canonicalCardPayload } from './protocol/card-canonical.js';
-export { newUuid } from './protocol/uuid.js';
-
-export { encodeSseComment, encodeSseEvent } from './protocol/sse-encoder.js';
-export type { SseEventInit } from './protocol/sse-encoder.js';
-export {
-  DEFAULT_MAX_EVENT_LENGTH,
-  SseDecoder,
-  SseEventTooLargeError,
-  decodeSseStream,
-} from './protocol/sse-decoder.js';
-export type { SseDecoderOptions, SseEvent } from './protocol/sse-decoder.js';

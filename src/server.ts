@@ -1,6 +1,6 @@
 /**
- * `tandem/server`: serving agents over A2A — the agent author's API, the task runtime, the task
- * stores and the HTTP layer.
+ * `tandem/server`: serving agents over A2A — the agent author's API, the task runtime, the
+ * bindings, authentication and the HTTP and gRPC listeners. The task stores are in `tandem/stores`.
  *
  * Any new export added here becomes public API. Use named exports, not wildcards.
  */
@@ -47,7 +47,11 @@ export type {
   PushNotifier,
   PushNotifierOptions,
 } from './push/push-notifier.js';
-export type { PushDeliveryStatusRequest, PushNotifications } from './runtime/push-notifications.js';
+export type {
+  PushDeliveryStatusRequest,
+  PushNotifications,
+  PushPayloadFormat,
+} from './runtime/push-notifications.js';
 export type { PushDeliveryStatusSource } from './runtime/push-delivery-status-source.js';
 export type { HostResolver } from './push/guarded-lookup.js';
 export type { RetryTiming } from './push/retry-timing.js';
@@ -61,48 +65,9 @@ export type { StreamEvent } from './runtime/stream-event.js';
 export { silentLogger } from './runtime/logger.js';
 export type { Logger } from './runtime/logger.js';
 
-// The SQLite and PostgreSQL stores have entry points of their own (`tandem/stores/sqlite`,
-// `tandem/stores/postgres`), so that this one never loads a database driver.
-export { MemoryTaskStore } from './stores/memory/memory-task-store.js';
-export { InvalidTaskWriteError, StorageError, TaskExistsError } from './protocol/local-errors.js';
-export {
-  describeTaskStoreSpec,
-  openTaskStore,
-  parseTaskStoreSpec,
-} from './stores/open-task-store.js';
-export type { OpenTaskStoreOptions, TaskStoreSpec } from './stores/open-task-store.js';
-export { purgeExpiredTasks, startRetention } from './stores/task-retention.js';
-export type { RetentionLogger } from './stores/task-retention.js';
-export type { MemoryTaskStoreOptions } from './stores/memory/memory-task-store.js';
-export type {
-  AppendRequest,
-  AppendResult,
-  CreateTaskRequest,
-  StoredTask,
-  TaskChangeFeed,
-  TaskChangeListener,
-  TaskLeases,
-  TaskListCursor,
-  TaskListPage,
-  TaskListQuery,
-  TaskLogEntry,
-  OrphanedTask,
-  TaskMutation,
-  TaskRetention,
-  TaskReadScope,
-  TaskScope,
-  TaskStore,
-  TaskStoreTopology,
-  TaskViewOptions,
-} from './stores/task-store.js';
-export type {
-  PushConfigPage,
-  PushConfigRecord,
-  PushDeliveryState,
-  PushDeliveryUpdate,
-  StoredPushConfig,
-  TaskPushStore,
-} from './stores/push-store.js';
+// The task stores are in `tandem/stores` (the seam, the memory store, `openTaskStore`) and in
+// entry points of their own (`tandem/stores/sqlite`, `tandem/stores/postgres`), so that this one
+// never loads a database driver.
 
 export { createA2AServer } from './compose/create-a2a-server.js';
 export type {

@@ -4,14 +4,8 @@
  * naming them; everything else about the task (ids, states, times) is secondary and dimmed.
  */
 
-import {
-  decodeBase64,
-  type Artifact,
-  type Message,
-  type Part,
-  type Task,
-  type TaskState,
-} from '../index.js';
+import type { Artifact, Message, Part, Task, TaskState } from '../index.js';
+import { decodeBase64 } from '../codecs.js';
 import type { Style, Terminal } from './terminal.js';
 
 /** `TASK_STATE_INPUT_REQUIRED` → `input-required`. */

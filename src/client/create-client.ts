@@ -16,7 +16,7 @@ import type { ClientTls, ClientTransport } from '../bindings/client/client-trans
 import { createHttpSend } from '../bindings/client/http-send.js';
 import { maxResponseBytesOf } from '../bindings/client/transport-http.js';
 import type { A2AClient, ClientOptions } from './a2a-client.js';
-import { agentCardUrl, readAgentCard, sharedCardResolver } from './card-resolver.js';
+import { agentCardUrl, readAgentCardWithWarnings, sharedCardResolver } from './card-resolver.js';
 import { verifyAgentCard } from './card-verification.js';
 import { applyAuth } from './client-auth.js';
 import { ClientCore } from './client-core.js';
@@ -108,6 +108,7 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
   const cardUrl = agentCardUrl(url);
 
   let card: AgentCard;
+  let warnings: readonly string[];
   if (options.card === undefined) {
     const resolver = options.cardResolver ?? sharedCardResolver;
     const resolveOptions = {
@@ -118,9 +119,11 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       ...(options.headers === undefined ? {} : { headers: options.headers }),
     };
-    card = (await resolver.resolve(cardUrl, resolveOptions)).card;
+    const resolved = await resolver.resolve(cardUrl, resolveOptions);
+    card = resolved.card;
+    warnings = resolved.warnings ?? [];
   } else {
-    card = await readAgentCard(options.card, cardUrl);
+    ({ card, warnings } = await readAgentCardWithWarnings(options.card, cardUrl));
   }
   if (options.verifyCard !== undefined) await verifyAgentCard(card, options.verifyCard, cardUrl);
 
@@ -164,5 +167,5 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
     retry,
     resumeAttempts,
   });
-  return new RemoteAgentClient(card, agentInterface, core);
+  return new RemoteAgentClient({ card, warnings }, agentInterface, core);
 }

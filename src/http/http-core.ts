@@ -102,7 +102,11 @@ export function createHttpCore(options: A2AHandlerOptions | HttpOptions, shared?
   ): Routed | Promise<Routed> {
     const binding = target.binding;
     const refusal = refusalOf(verdict);
-    if (refusal !== undefined) return { response: binding.refuse(refusal, request) };
+    if (refusal !== undefined) {
+      return binding.refuseCall === undefined
+        ? { response: binding.refuse(refusal, request) }
+        : binding.refuseCall(refusal, request).then((response) => ({ response }));
+    }
     const principal = verdict as Principal;
     return callRoute(
       target,

@@ -8,12 +8,8 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import {
-  enumDescriptors,
-  type ListTasksRequest,
-  type StreamResponse,
-  type TaskState,
-} from '../index.js';
+import type { ListTasksRequest, StreamResponse, TaskState } from '../index.js';
+import { enumDescriptors } from '../codecs.js';
 import type { AgentConnection } from './agent-connection.js';
 import type { CheckBinding, CheckLoader } from './check-runner.js';
 import { composerMessage } from './composer-message.js';

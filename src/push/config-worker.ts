@@ -7,6 +7,7 @@
 
 import { DELIVERY_ID_HEADER, NOTIFICATION_TOKEN_HEADER } from '../protocol/push-headers.js';
 import type { Logger } from '../runtime/logger.js';
+import type { PushPayloadFormat } from '../runtime/push-notifications.js';
 import type { PushDeliveryUpdate, StoredPushConfig, TaskPushStore } from '../stores/push-store.js';
 import type { TaskStore } from '../stores/task-store.js';
 import { planDeliveries, type PayloadOptions, type PlannedDelivery } from './push-payloads.js';
@@ -22,6 +23,8 @@ export interface WorkerContext {
   readonly client: WebhookClient;
   readonly timing: RetryTiming;
   readonly payloads: PayloadOptions;
+  /** The payload formats of the versions other than 1.0 that configs may be created with. */
+  readonly formats: ReadonlyMap<string, PushPayloadFormat>;
   readonly logger: Logger;
   /** Events read from the log per batch. */
   readonly batchSize: number;
@@ -46,6 +49,10 @@ export class ConfigWorker {
   readonly id: string;
   readonly #context: WorkerContext;
   #stored: StoredPushConfig;
+  /** The format of a config created over another version than 1.0; `undefined` for 1.0. */
+  readonly #format: PushPayloadFormat | undefined;
+  /** The config's version has no format here: its events are skipped (and this was logged). */
+  readonly #unrenderable: boolean;
   /** The highest seq this process knows the task's log has reached. */
   #knownSeq: number;
   #running = false;
@@ -60,6 +67,16 @@ export class ConfigWorker {
     this.taskId = stored.config.taskId;
     this.id = stored.config.id;
     this.#knownSeq = stored.taskSeq;
+    const version = stored.config.protocolVersion;
+    this.#format = version === undefined ? undefined : context.formats.get(version);
+    this.#unrenderable = version !== undefined && this.#format === undefined;
+    if (this.#unrenderable) {
+      // Another replica, configured with the compat layer, created it; this one cannot render it.
+      context.logger.error(
+        { taskId: this.taskId, configId: this.id, protocolVersion: version },
+        'push config of a protocol version this server has no payload format for; its events are skipped (give createPushNotifier the compat layer)',
+      );
+    }
   }
 
   /** The task has new events (up to `seq`, when known): deliver them. */
@@ -127,7 +144,10 @@ export class ConfigWorker {
       }
       const last = entries[entries.length - 1];
       if (last !== undefined && last.seq > this.#knownSeq) this.#knownSeq = last.seq;
-      for (const delivery of planDeliveries(entries, this.#context.payloads)) {
+      const planned = this.#unrenderable
+        ? [{ fromSeq: entries[0]?.seq ?? 0, toSeq: last?.seq ?? 0, json: undefined }]
+        : planDeliveries(entries, this.#context.payloads, this.#format);
+      for (const delivery of planned) {
         if (this.#closed) return;
         // Stopped by a retry's backoff (waited for at the top of the loop) or the end.
         if (!(await this.#deliver(delivery))) break;
@@ -221,7 +241,7 @@ export class ConfigWorker {
       url: config.url,
       body,
       headers: {
-        'content-type': 'application/a2a+json',
+        'content-type': this.#format?.contentType ?? 'application/a2a+json',
         'user-agent': 'tandem-push',
         [DELIVERY_ID_HEADER]: `${this.taskId}:${this.id}:${range}`,
       },
@@ -280,6 +300,9 @@ export class ConfigWorker {
         context,
         'push webhook marked failing; further attempts slow to a probe',
       );
+    } else if (outcome.kind === 'permanent') {
+      // The event is given up, never delivered: the operator should hear of it.
+      this.#context.logger.warn(context, 'push delivery failed permanently; the event is given up');
     } else {
       this.#context.logger[failing ? 'debug' : 'info'](context, 'push delivery attempt failed');
     }

@@ -73,11 +73,10 @@ export class ExecutionContext implements AgentContext {
     options: ArtifactUpdateOptions = {},
   ): Promise<string> {
     const artifact = artifactOf(content, options);
-    await this.#execution.emitArtifact(
-      artifact,
-      options.append === true,
-      options.lastChunk === true,
-    );
+    const append = options.append === true;
+    // An artifact written in one piece is its own last chunk; clients (Google ADK's among them)
+    // wait for `lastChunk` before they take an artifact as complete.
+    await this.#execution.emitArtifact(artifact, append, options.lastChunk ?? !append);
     return artifact.artifactId;
   }
 

@@ -83,8 +83,12 @@ export interface ArtifactUpdateOptions {
   extensions?: string[];
   /** Append these parts to the artifact with the same id instead of replacing it. */
   append?: boolean;
-  /** This is the artifact's final chunk. */
-  lastChunk?: boolean;
+  /**
+   * This is the artifact's final chunk. Defaults to true for a whole artifact (no `append`), which
+   * is complete in one piece, and to false for appended parts; pass `false` to start an artifact
+   * that later appends continue.
+   */
+  lastChunk?: boolean | undefined;
 }
 
 /**
@@ -92,7 +96,7 @@ export interface ArtifactUpdateOptions {
  * runtime behind it. Changes are stored in the order they are made, and reach the task's readers
  * only once stored. A status change resolves once stored; an artifact change may resolve as soon
  * as it is queued, while few changes wait for their commit (on stores whose appends are
- * pipelined: memory, SQLite), so that a stream's chunks share commits — `await` still slows a
+ * pipelined: every built-in store), so that a stream's chunks share commits — `await` still slows a
  * producer down to the store. If storing a change fails, none after it is stored and the next
  * call rejects with that error.
  *
@@ -138,8 +142,9 @@ export interface AgentContext {
   /** Marks the task `WORKING`, optionally with a progress message for the client. */
   working(message?: MessageContent): Promise<void>;
   /**
-   * Emits a whole artifact. Returns its id. (`append` and `lastChunk` make it one chunk of an
-   * artifact instead; {@link artifactStream} does that bookkeeping itself.)
+   * Emits a whole artifact, marked `lastChunk` since nothing follows it. Returns its id.
+   * (`append`, or `lastChunk: false`, make it one chunk of an artifact instead;
+   * {@link artifactStream} does that bookkeeping itself.)
    */
   artifact(content: MessageContent | Artifact, options?: ArtifactUpdateOptions): Promise<string>;
   /**

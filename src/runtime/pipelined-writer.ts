@@ -1,6 +1,8 @@
 /**
- * The writer of stores whose appends may be pipelined (memory, SQLite): an agent's changes are
- * sent ahead of their commit. Each is checked against the state the changes before it will
+ * The writer of stores whose appends may be pipelined — every built-in store: memory, SQLite
+ * (which commits the writes of one event-loop turn together) and PostgreSQL (which queues writes in
+ * call order and batches them; see `postgres-write-queue.ts`). An agent's changes are sent ahead
+ * of their commit. Each is checked against the state the changes before it will
  * leave, handed to the store at once — so that a task's consecutive changes share a commit — and
  * published once stored, in order. An artifact change resolves as soon as it is handed over while
  * fewer than {@link WRITE_AHEAD_LIMIT} wait for their commit; a status change resolves once
@@ -36,6 +38,7 @@ const SENT: Promise<WriteOutcome> = Promise.resolve(APPLIED);
 
 /** Sends changes ahead of their commit. */
 export class PipelinedWriter implements TaskWriter {
+  /** The run's port (see `task-run-port.ts`), held by the run and this writer only. */
   readonly #run: RunForWriter;
   readonly #serial: SerialWriter;
   readonly #ahead: WriteAhead;

@@ -175,7 +175,7 @@ class RuntimeRequestHandler implements A2ARequestHandler, PushDeliveryStatusSour
     );
     // A new task's execution is prepared at once: no promise to wait for.
     const execution = admitted instanceof Promise ? await admitted : admitted;
-    this.#push.withCreation(request, execution);
+    this.#push.withCreation(call, request, execution);
     return execution;
   }
 

@@ -1,8 +1,9 @@
 /**
- * The writer of stores whose appends are not pipelined (PostgreSQL, where another replica may
- * write between two of ours): each change is built from the stored state and appended when the
- * writes before it have settled. A refused append — the task moved on elsewhere — reloads the
- * task and builds the change again from what it found, unless the task has ended meanwhile.
+ * One change at a time: each is built from the stored state and appended when the writes before
+ * it have settled. It is the writer of stores that do not declare `pipelinedAppends` (none of the
+ * built-in ones), and the `PipelinedWriter` falls back to it while a cancel, a reload or a failure
+ * waits in the run's queue. A refused append — the task moved on elsewhere — reloads the task and
+ * builds the change again from what it found, unless the task has ended meanwhile.
  */
 
 import type { TaskState } from '../protocol/generated/types.js';
@@ -20,6 +21,7 @@ import {
 
 /** Writes one change at a time, in the run's turn. */
 export class SerialWriter implements TaskWriter {
+  /** The run's port (see `task-run-port.ts`), held by the run and its writer only. */
   readonly #run: RunForWriter;
 
   constructor(run: RunForWriter) {

@@ -38,7 +38,10 @@ export interface CreationWrite {
   readonly written: Promise<WriteOutcome>;
 }
 
-/** What a writer sees of its run (the run implements it; only its writer calls these). */
+/**
+ * What a writer sees of its run: the run's port (`TaskRunPort`), which the run makes for its
+ * writer and keeps private, so that nothing else that holds the run can append past its queue.
+ */
 export interface RunForWriter {
   readonly store: TaskStore;
   readonly taskId: string;

@@ -35,6 +35,11 @@ export interface PushConfigRecord {
   readonly authentication?: AuthenticationInfo;
   /** Epoch ms. */
   readonly createdAt: number;
+  /**
+   * The `Major.Minor` protocol version of the call that created it, when not 1.0 (`0.3`): its
+   * webhook gets that version's payload. Absent: 1.0.
+   */
+  readonly protocolVersion?: string;
 }
 
 /** Where a config's deliveries stand. */

@@ -5,7 +5,8 @@ import {
   conformanceBehaviourOf,
   streamingTimeoutSeconds,
 } from '../../src/agents/conformance.js';
-import { decodeBase64, type Part, type Task } from '../../src/index.js';
+import { type Part, type Task } from '../../src/index.js';
+import { decodeBase64 } from '../../src/codecs.js';
 import type { StreamEvent } from '../../src/server.js';
 import {
   artifactUpdates,
@@ -53,7 +54,7 @@ function expectRawOutputFile(part: Part | undefined): void {
 const WORKING_ARTIFACT_COMPLETED = [
   'task:TASK_STATE_SUBMITTED',
   'status:TASK_STATE_WORKING',
-  'artifact',
+  'artifact+last',
   'status:TASK_STATE_COMPLETED',
 ];
 
@@ -186,7 +187,7 @@ describe('conformance agent: stream rows', () => {
     ]);
     expect(describeEvents(await stream('tck-artifact-text-s'))).toEqual([
       'task:TASK_STATE_SUBMITTED',
-      'artifact',
+      'artifact+last',
       'status:TASK_STATE_COMPLETED',
     ]);
     expect(describeEvents(await stream('tck-input-required-s'))).toEqual([

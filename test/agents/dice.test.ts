@@ -120,7 +120,7 @@ describe('dice agent', () => {
     const events = await collect(await handler.sendStreamingMessage(call, request('3d8')));
     expect(describeEvents(events)).toEqual([
       'task:TASK_STATE_SUBMITTED',
-      'artifact',
+      'artifact+last',
       'status:TASK_STATE_COMPLETED',
     ]);
   });

@@ -75,7 +75,7 @@ describe('echo: echo <s>', () => {
     );
     expect(describeEvents(events)).toEqual([
       'task:TASK_STATE_SUBMITTED',
-      'artifact',
+      'artifact+last',
       'status:TASK_STATE_COMPLETED',
     ]);
   });

@@ -20,11 +20,13 @@ const REPORT = `${ROOT}api/exports.json`;
 /** The package's entry points (the `exports` map of package.json) and their source files. */
 const ENTRY_POINTS: Readonly<Record<string, string>> = {
   tandem: 'src/index.ts',
+  'tandem/codecs': 'src/codecs.ts',
   'tandem/server': 'src/server.ts',
   'tandem/server/grpc': 'src/server-grpc.ts',
   'tandem/server/compat': 'src/server-compat.ts',
   'tandem/client': 'src/client.ts',
   'tandem/check': 'src/check.ts',
+  'tandem/stores': 'src/stores.ts',
   'tandem/stores/sqlite': 'src/stores-sqlite.ts',
   'tandem/stores/postgres': 'src/stores-postgres.ts',
   'tandem/otel': 'src/otel.ts',
@@ -74,6 +76,20 @@ describe('API report', () => {
     if (process.env.TANDEM_UPDATE_API_REPORT === '1') writeFileSync(REPORT, text);
     expect(JSON.parse(readFileSync(REPORT, 'utf8'))).toEqual(report);
   }, 60_000);
+
+  it('covers every entry point of package.json', () => {
+    const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as {
+      exports: Record<string, string | { default?: string }>;
+    };
+    const fromPackage = Object.entries(pkg.exports)
+      .filter(([subpath]) => subpath !== './package.json')
+      .map(([subpath, target]) => {
+        const built = typeof target === 'string' ? target : (target.default ?? '');
+        const source = built.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts');
+        return [subpath === '.' ? 'tandem' : `tandem/${subpath.slice(2)}`, source] as const;
+      });
+    expect(Object.fromEntries(fromPackage)).toEqual(ENTRY_POINTS);
+  });
 
   it('the runtime exports of the built entry points match the report', async () => {
     const report = JSON.parse(readFileSync(REPORT, 'utf8')) as Record<

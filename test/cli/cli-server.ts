@@ -12,13 +12,13 @@ import { dice } from '../../src/agents/dice.js';
 import { echo } from '../../src/agents/echo.js';
 import {
   dataPart,
-  decodeBase64,
   fileBytesPart,
   fileUrlPart,
   textPart,
   userMessage,
   type Task,
 } from '../../src/index.js';
+import { decodeBase64 } from '../../src/codecs.js';
 import {
   createCallContext,
   createNodeServer,

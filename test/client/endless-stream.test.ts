@@ -11,7 +11,7 @@ import {
   ProtocolViolationError,
   type ClientOptions,
 } from '../../src/client.js';
-import { DEFAULT_MAX_EVENT_LENGTH } from '../../src/index.js';
+import { DEFAULT_MAX_EVENT_LENGTH } from '../../src/codecs.js';
 import { cardWith, collect, startRawServer, writeEndlessly } from './support.js';
 
 const MiB = 1024 * 1024;

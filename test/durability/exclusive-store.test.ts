@@ -9,15 +9,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  MemoryTaskStore,
   createCallContext,
   createRequestHandler,
   createTaskRuntime,
   defineAgent,
+} from '../../src/server.js';
+import {
+  MemoryTaskStore,
   openTaskStore,
   parseTaskStoreSpec,
   type TaskStore,
-} from '../../src/server.js';
+} from '../../src/stores.js';
 
 const ORPHAN_TIMEOUT_MS = 20;
 

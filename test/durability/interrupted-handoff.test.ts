@@ -6,7 +6,8 @@
  */
 
 import { expect, it } from 'vitest';
-import { defineAgent, openTaskStore } from '../../src/server.js';
+import { defineAgent } from '../../src/server.js';
+import { openTaskStore } from '../../src/stores.js';
 import type { A2ADriver, BindingName } from '../support/drivers/a2a-driver.js';
 import { describeMatrix } from '../support/matrix.js';
 import { send, textOf } from '../support/messages.js';

@@ -6,7 +6,8 @@
  */
 
 import { expect, it } from 'vitest';
-import { defineAgent, openTaskStore, type TaskStore } from '../../src/server.js';
+import { defineAgent } from '../../src/server.js';
+import { openTaskStore, type TaskStore } from '../../src/stores.js';
 import { testCard } from '../support/agents.js';
 import type { A2ADriver } from '../support/drivers/a2a-driver.js';
 import { range, seqsOf } from '../support/events.js';

@@ -17,11 +17,11 @@ import {
   createPushNotifier,
   createRequestHandler,
   createTaskRuntime,
-  MemoryTaskStore,
   type A2ANodeServer,
   type Authenticator,
   type TaskRuntime,
 } from '../../src/server.js';
+import { MemoryTaskStore } from '../../src/stores.js';
 import { compatV03 } from '../../src/server-compat.js';
 import { createGrpcServer, type A2AGrpcServer } from '../../src/server-grpc.js';
 import { clientTestAgent } from '../support/agents.js';
@@ -47,7 +47,7 @@ beforeAll(async () => {
   telemetry = registerInMemoryTelemetry();
   runtime = createTaskRuntime({ store: new MemoryTaskStore() });
   await runtime.start();
-  const push = createPushNotifier({ runtime, allow: ['127.0.0.1'] });
+  const push = createPushNotifier({ runtime, allow: ['127.0.0.1'], compat: compatV03() });
   const handler = createRequestHandler({ agent: clientTestAgent, runtime, push });
   const authenticate: Authenticator = ({ binding, headers }) => {
     const traceparent = headers.get('traceparent');

@@ -23,11 +23,10 @@ import {
   createRequestHandler,
   createTaskRuntime,
   defineAgent,
-  openTaskStore,
   type A2AServer,
   type TaskRuntime,
-  type TaskStore,
 } from '../../src/server.js';
+import { openTaskStore, type TaskStore } from '../../src/stores.js';
 import { testCard } from '../support/agents.js';
 import { describeMatrix } from '../support/matrix.js';
 import { skipWithoutPostgres, testStoreSpec, type StoreName } from '../support/stores.js';

@@ -1,7 +1,8 @@
 /**
  * Rules of `parseMessage` that the fixture corpus does not make obvious: what the returned value
  * keeps, how `null` reads, that nothing is coerced, how paths are written, that every violation is
- * reported — and that the root entry point exposes the protocol layer without `node:` imports.
+ * reported — and that the root entry point exposes the protocol layer, and `tandem/codecs` the
+ * encodings, without `node:` imports.
  */
 
 import { readFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { builtinModules } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it, expect } from 'vitest';
+import * as codecs from '../../src/codecs.js';
 import * as index from '../../src/index.js';
 import { decodeBase64, encodeBase64 } from '../../src/protocol/base64.js';
 import {
@@ -434,8 +436,6 @@ describe('src/index.ts', () => {
     ['agentMessage', agentMessage],
     ['newArtifact', newArtifact],
     ['nowTimestamp', nowTimestamp],
-    ['encodeBase64', encodeBase64],
-    ['decodeBase64', decodeBase64],
   ];
 
   it.each(reExports)('re-exports %s as the same value', (name, value) => {
@@ -446,36 +446,50 @@ describe('src/index.ts', () => {
     expect(index.parseMessage('Message', MESSAGE).success).toBe(true);
   });
 
-  it('has no node: import anywhere in its import graph', () => {
-    const srcRoot = fileURLToPath(new URL('../../src/', import.meta.url));
-    const entry = resolve(srcRoot, 'index.ts');
-    const builtins = new Set(builtinModules);
-    const SPECIFIER =
-      /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)(['"])([^'"]+)\1/g;
-    const seen = new Set<string>();
-    const offenders: string[] = [];
-    const queue = [entry];
-    while (queue.length > 0) {
-      const file = queue.pop()!;
-      if (seen.has(file)) continue;
-      seen.add(file);
-      const source = readFileSync(file, 'utf8');
-      for (const match of source.matchAll(SPECIFIER)) {
-        const specifier = match[2]!;
-        const where = relative(srcRoot, file);
-        if (specifier.startsWith('node:') || builtins.has(specifier.split('/')[0]!)) {
-          offenders.push(`${where} imports ${specifier}`);
-        } else if (specifier.startsWith('.')) {
-          queue.push(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
+  it('leaves the encodings to tandem/codecs', () => {
+    expect(Object.keys(index)).not.toContain('encodeBase64');
+    expect(Object.keys(index)).not.toContain('SseDecoder');
+    expect(codecs.encodeBase64).toBe(encodeBase64);
+    expect(codecs.decodeBase64).toBe(decodeBase64);
+  });
+
+  it.each(['index.ts', 'codecs.ts'])(
+    '%s has no node: import anywhere in its import graph',
+    (name) => {
+      const srcRoot = fileURLToPath(new URL('../../src/', import.meta.url));
+      const entry = resolve(srcRoot, name);
+      const builtins = new Set(builtinModules);
+      const SPECIFIER =
+        /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)(['"])([^'"]+)\1/g;
+      const seen = new Set<string>();
+      const offenders: string[] = [];
+      const queue = [entry];
+      while (queue.length > 0) {
+        const file = queue.pop()!;
+        if (seen.has(file)) continue;
+        seen.add(file);
+        const source = readFileSync(file, 'utf8');
+        for (const match of source.matchAll(SPECIFIER)) {
+          const specifier = match[2]!;
+          const where = relative(srcRoot, file);
+          if (specifier.startsWith('node:') || builtins.has(specifier.split('/')[0]!)) {
+            offenders.push(`${where} imports ${specifier}`);
+          } else if (specifier.startsWith('.')) {
+            queue.push(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
+          }
         }
       }
-    }
-    expect(offenders).toEqual([]);
-    // The walk reached the protocol layer, so the check above is not vacuous.
-    for (const file of ['protocol/validation.ts', 'protocol/schemas.ts', 'protocol/errors.ts']) {
-      expect(seen.has(resolve(srcRoot, file)), file).toBe(true);
-    }
-  });
+      expect(offenders).toEqual([]);
+      // The walk reached the protocol layer, so the check above is not vacuous.
+      const reached =
+        name === 'index.ts'
+          ? ['protocol/validation.ts', 'protocol/schemas.ts', 'protocol/errors.ts']
+          : ['protocol/base64.ts', 'protocol/sse-decoder.ts', 'protocol/jcs.ts'];
+      for (const file of reached) {
+        expect(seen.has(resolve(srcRoot, file)), file).toBe(true);
+      }
+    },
+  );
 });
 
 describe('oneof violations next to other violations', () => {

@@ -7,7 +7,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { exportJWK } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { canonicalCardPayload, canonicalJson, type AgentCard } from '../../src/index.js';
+import type { AgentCard } from '../../src/index.js';
+import { canonicalCardPayload, canonicalJson } from '../../src/codecs.js';
 import { verifyAgentCard } from '../../src/client.js';
 import { createCardSigner } from '../../src/server.js';
 

@@ -1,5 +1,5 @@
 /**
- * The store entry points: `tandem/server` loads no database driver — the SQLite and PostgreSQL
+ * The store entry points: `tandem/server` and `tandem/stores` load no database driver — the SQLite and PostgreSQL
  * stores have entry points of their own (`tandem/stores/sqlite`, `tandem/stores/postgres`), and
  * `openTaskStore` imports a store module only when one is chosen — and each entry point exports
  * its store by name.
@@ -36,10 +36,12 @@ function packagesReachedFrom(entry: string): Set<string> {
 }
 
 describe('store entry points', () => {
-  it('keep tandem/server free of database drivers', () => {
-    const packages = packagesReachedFrom('server.ts');
-    expect(packages.has('better-sqlite3')).toBe(false);
-    expect(packages.has('pg')).toBe(false);
+  it('keep tandem/server and tandem/stores free of database drivers', () => {
+    for (const entry of ['server.ts', 'stores.ts']) {
+      const packages = packagesReachedFrom(entry);
+      expect(packages.has('better-sqlite3'), entry).toBe(false);
+      expect(packages.has('pg'), entry).toBe(false);
+    }
   });
 
   it('load each driver from its own entry point', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryTaskStore } from '../../src/stores/memory/memory-task-store.js';
 import { purgeExpiredTasks, startRetention } from '../../src/stores/task-retention.js';
 import type { TaskState } from '../../src/index.js';
-import type { TaskScope } from '../../src/server.js';
+import type { TaskScope } from '../../src/stores.js';
 
 const scope: TaskScope = { agent: 'a', tenant: '', owner: 'o' };
 

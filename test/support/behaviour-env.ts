@@ -14,8 +14,8 @@ import {
   type PushNotifierOptions,
   type AgentDefinition,
   type TaskRuntime,
-  type TaskStore,
 } from '../../src/server.js';
+import type { TaskStore } from '../../src/stores.js';
 import {
   startInProcessServer,
   type AgentMount,

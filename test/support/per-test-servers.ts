@@ -6,13 +6,8 @@
  */
 
 import { afterEach } from 'vitest';
-import {
-  createTaskRuntime,
-  openTaskStore,
-  type AgentDefinition,
-  type TaskRuntime,
-  type TaskStore,
-} from '../../src/server.js';
+import { createTaskRuntime, type AgentDefinition, type TaskRuntime } from '../../src/server.js';
+import { openTaskStore, type TaskStore } from '../../src/stores.js';
 import type { BindingName } from './drivers/a2a-driver.js';
 import { startInProcessServer, type InProcessServer } from './in-process-server.js';
 import { testStoreSpec, type StoreName } from './stores.js';

@@ -3,7 +3,7 @@
  * tests of the SSE framing itself (the drivers read streams event by event instead).
  */
 
-import { SseDecoder, type SseEvent } from '../../src/index.js';
+import { SseDecoder, type SseEvent } from '../../src/codecs.js';
 
 /** Reads `response`'s body to its end and returns its events. */
 export async function readSse(response: Response): Promise<SseEvent[]> {

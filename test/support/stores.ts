@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import { it } from 'vitest';
-import { openTaskStore, type TaskStore, type TaskStoreSpec } from '../../src/server.js';
+import { openTaskStore, type TaskStore, type TaskStoreSpec } from '../../src/stores.js';
 
 export type StoreName = 'memory' | 'sqlite' | 'postgres';
 

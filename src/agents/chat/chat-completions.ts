@@ -10,7 +10,7 @@
  * request at once (the socket is closed) and rejects with the signal's reason.
  */
 
-import { decodeSseStream, type SseEvent } from '../../index.js';
+import { decodeSseStream, type SseEvent } from '../../codecs.js';
 import {
   ModelError,
   connectionFailure,

@@ -8,7 +8,8 @@
  *    `RESOURCE_EXHAUSTED` with `retry-after` metadata;
  * 2. `a2a-version` metadata (spec 10.2), with the rule of every binding (`negotiateVersion`);
  * 3. the request message decoded to ProtoJSON (`grpc-codec.ts`) and validated by `parseRequest`;
- * 4. the agent the request's `tenant` routes to (`GrpcAgentRouter`), the call opened with
+ * 4. the agent the request's `tenant` routes to (`GrpcAgentRouter`; a 0.3 call's tenant is its
+ *    `a2a-tenant` metadata, the 0.3 messages having no such field), the call opened with
  *    `a2a-extensions` metadata, the operation invoked; activated extensions are answered in
  *    `a2a-extensions` response metadata;
  * 5. errors as the status codes of spec 5.4 with the binary `google.rpc.Status` in
@@ -42,6 +43,7 @@ import {
 import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
 import type { OperationName } from '../../protocol/operations.js';
 import { GRPC_BINDING } from '../../protocol/protocol-bindings.js';
+import { V03_GRPC_TENANT_METADATA } from '../../protocol/v03-grpc-tenant.js';
 import type { Principal } from '../../runtime/call-context.js';
 import type { Logger } from '../../runtime/logger.js';
 import { GrpcCallSource, type GrpcAgentRouter } from './grpc-call-source.js';
@@ -85,6 +87,19 @@ function refusalStatus(refusal: HttpRefusal): ServerStatus {
     metadata.set(STATUS_DETAILS_KEY, Buffer.from(encoded.details));
   }
   return { code, details: refusal.message, metadata };
+}
+
+/**
+ * A translated request of an older version with the tenant its call names in metadata: the 0.3
+ * messages have no `tenant` field (`protocol/v03-grpc-tenant.ts`), and without it every 0.3 call
+ * on a port of several agents would reach the same one.
+ */
+function withMetadataTenant(request: unknown, metadata: Metadata): unknown {
+  const named = metadata.get(V03_GRPC_TENANT_METADATA)[0];
+  if (typeof named !== 'string' || named === '' || typeof request !== 'object' || request === null) {
+    return request;
+  }
+  return { ...request, tenant: named };
 }
 
 function extensionsMetadata(activated: readonly string[]): Metadata | undefined {
@@ -146,10 +161,11 @@ export class GrpcA2AService {
     if (refusal !== undefined) return new Refused(refusalStatus(refusal));
     source.principal = verdict as Principal;
     const version = method.protocolVersion;
+    const decoded = method.request.decode(call.request);
     return prepareCall(
       source,
       method.operation as N,
-      method.request.decode(call.request),
+      version === undefined ? decoded : withMetadataTenant(decoded, call.metadata),
       source,
       // A service of an older version translates: its calls are at that version.
       version === undefined ? undefined : { protocolVersion: version, compatVersion: version },

@@ -10,17 +10,19 @@ import {
   createCardSigner,
   createRequestHandler,
   createTaskRuntime,
-  describeTaskStoreSpec,
-  openTaskStore,
-  startRetention,
   type A2AAgentMount,
   type A2AServer,
   type A2AServerAddress,
   type Logger,
   type PushNotifier,
   type TaskRuntime,
-  type TaskStore,
 } from '../../server.js';
+import {
+  describeTaskStoreSpec,
+  openTaskStore,
+  startRetention,
+  type TaskStore,
+} from '../../stores.js';
 import { loadServedAgent } from './agents.js';
 import { loadServeCompat } from './compat.js';
 import { withExtendedCard } from './extended-card.js';
@@ -46,13 +48,20 @@ interface TaskServices {
 async function startTaskServices(options: ServeOptions, logger: Logger): Promise<TaskServices> {
   const store = await openTaskStore(options.store, {
     onError: (error) => logger.warn({ err: error }, 'task store background error'),
+    onWaiting: (message) => logger.warn({}, message),
   });
   const runtime = createTaskRuntime({ store, logger, orphanTimeoutMs: options.orphanTimeoutMs });
   await runtime.start();
   return {
     store,
     runtime,
-    push: startServePush(options.push, runtime, logger),
+    // The compat layer renders the deliveries to webhooks its clients set up (0.3: the Task).
+    push: startServePush(
+      options.push,
+      runtime,
+      logger,
+      options.compat === undefined ? undefined : await loadServeCompat(options.compat),
+    ),
     stopRetention:
       options.retentionMs === undefined
         ? undefined
@@ -65,13 +74,17 @@ function pathOf(options: ServeOptions, name: string): string {
   return options.agents.length === 1 ? '' : `/agents/${name}`;
 }
 
-function mountsOf(options: ServeOptions, tasks: TaskServices): Promise<A2AAgentMount[]> {
+function mountsOf(
+  options: ServeOptions,
+  tasks: TaskServices,
+  logger: Logger,
+): Promise<A2AAgentMount[]> {
   return Promise.all(
     options.agents.map(async (name) => ({
       path: pathOf(options, name),
       handler: createRequestHandler({
         agent: withExtendedCard(
-          await loadServedAgent(name, options.agentSettings),
+          await loadServedAgent(name, options.agentSettings, logger),
           name,
           options.security.extendedCards,
         ),
@@ -145,7 +158,7 @@ export async function startServing(options: ServeOptions, logger: Logger): Promi
     );
   }
   const tasks = await startTaskServices(options, logger);
-  const server = await serverOf(options, await mountsOf(options, tasks), logger);
+  const server = await serverOf(options, await mountsOf(options, tasks, logger), logger);
   const address = await server.listen();
   announce(options, address, logger);
   return {

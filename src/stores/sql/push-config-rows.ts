@@ -1,6 +1,7 @@
 /**
  * Push config rows ↔ {@link StoredPushConfig}, for both SQL stores: the same columns, with the
- * wire fields of the config (url, token, authentication) as one JSON text column.
+ * wire fields of the config (url, token, authentication) and its protocol version as one JSON
+ * text column.
  */
 
 import type { AuthenticationInfo } from '../../protocol/generated/types.js';
@@ -28,16 +29,20 @@ export interface PushConfigRow {
   readonly trace_context: string | null;
 }
 
-/** The JSON of the config's wire fields. */
+/**
+ * The JSON of the config's wire fields, and of the version it was created with (in the same
+ * column, so that remembering it took no change of table).
+ */
 export function pushConfigJson(config: PushConfigRecord): string {
-  const { url, token, authentication } = config;
-  return JSON.stringify({ url, token, authentication });
+  const { url, token, authentication, protocolVersion } = config;
+  return JSON.stringify({ url, token, authentication, protocolVersion });
 }
 
 interface ConfigFields {
   url: string;
   token?: string;
   authentication?: AuthenticationInfo;
+  protocolVersion?: string;
 }
 
 /** A row as the store seam answers it. */
@@ -50,6 +55,7 @@ export function pushConfigFromRow(row: PushConfigRow): StoredPushConfig {
     ...(fields.token === undefined ? {} : { token: fields.token }),
     ...(fields.authentication === undefined ? {} : { authentication: fields.authentication }),
     createdAt: Number(row.created_at),
+    ...(fields.protocolVersion === undefined ? {} : { protocolVersion: fields.protocolVersion }),
   };
   const taskTraceContext = decodeTaskTraceContext(row.trace_context);
   return {

@@ -21,9 +21,8 @@ import {
   createRequestHandler,
   createTaskRuntime,
   defineAgent,
-  openTaskStore,
-  parseTaskStoreSpec,
 } from '../../../src/server.js';
+import { openTaskStore, parseTaskStoreSpec } from '../../../src/stores.js';
 import { dice } from '../../../src/agents/dice.js';
 import { createOrchestratorAgent } from '../../../src/agents/orchestrator/orchestrator-agent.js';
 import {

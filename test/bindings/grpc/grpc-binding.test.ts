@@ -30,11 +30,11 @@ import {
   createNodeServer,
   createRequestHandler,
   createTaskRuntime,
-  MemoryTaskStore,
   type A2ANodeServer,
   type A2ARequestHandler,
   type EventStream,
 } from '../../../src/server.js';
+import { MemoryTaskStore } from '../../../src/stores.js';
 import { createGrpcServer, type A2AGrpcServer } from '../../../src/server-grpc.js';
 import { rejection } from '../../support/a2a-errors.js';
 import {

@@ -17,9 +17,9 @@ import {
   AuthenticationError,
   createRequestHandler,
   createTaskRuntime,
-  MemoryTaskStore,
   type Authenticator,
 } from '../../../src/server.js';
+import { MemoryTaskStore } from '../../../src/stores.js';
 import { createGrpcServer, type A2AGrpcServer } from '../../../src/server-grpc.js';
 import { testAgent } from '../../support/agents.js';
 

@@ -13,9 +13,9 @@ import {
   createPushNotifier,
   createRequestHandler,
   createTaskRuntime,
-  MemoryTaskStore,
   type TaskRuntime,
 } from '../../../src/server.js';
+import { MemoryTaskStore } from '../../../src/stores.js';
 import { compatV03 } from '../../../src/server-compat.js';
 import { createGrpcServer, type A2AGrpcServer } from '../../../src/server-grpc.js';
 import { clientTestAgent } from '../../support/agents.js';
@@ -27,7 +27,7 @@ let sdk: GrpcTransport;
 beforeAll(async () => {
   runtime = createTaskRuntime({ store: new MemoryTaskStore() });
   await runtime.start();
-  const push = createPushNotifier({ runtime, allow: ['127.0.0.1'] });
+  const push = createPushNotifier({ runtime, allow: ['127.0.0.1'], compat: compatV03() });
   server = createGrpcServer({
     agents: [
       { path: '', handler: createRequestHandler({ agent: clientTestAgent, runtime, push }) },

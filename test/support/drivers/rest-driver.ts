@@ -18,9 +18,9 @@ import {
   type A2AError,
   type OperationRequest,
   type OperationResponse,
-  type SseEvent,
   type StreamResponse,
 } from '../../../src/index.js';
+import type { SseEvent } from '../../../src/codecs.js';
 import {
   BindingViolationError,
   type BindingName,

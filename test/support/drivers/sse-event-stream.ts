@@ -5,7 +5,7 @@
  * are still delivered first.
  */
 
-import { SseDecoder, type SseEvent } from '../../../src/index.js';
+import { SseDecoder, type SseEvent } from '../../../src/codecs.js';
 import { preciseNow } from '../sync.js';
 import { BindingViolationError, type EventStream, type StreamEvent } from './a2a-driver.js';
 import { eventStreamOf } from './event-stream-of.js';
