@@ -26,7 +26,7 @@ import {
   tandemSpan,
   type TraceRecorder,
 } from './support/trace-recorder.js';
-import { traceCalls } from './support/trace-server-spans.js';
+import { tracedServer } from './support/trace-server-spans.js';
 
 let recorder: TraceRecorder;
 beforeAll(() => {
@@ -83,7 +83,7 @@ describeMatrix(
     beforeAll(async () => {
       hook = await startWebhookReceiver();
       const server = await env.serve(laterAgent, {
-        interceptors: [traceCalls()],
+        ...tracedServer(),
         push: env.push(),
       });
       client = await createClient(server.url, {

@@ -37,7 +37,7 @@ import {
   tandemSpan,
   type TraceRecorder,
 } from './support/trace-recorder.js';
-import { traceCalls } from './support/trace-server-spans.js';
+import { tracedServer } from './support/trace-server-spans.js';
 
 let recorder: TraceRecorder;
 beforeAll(() => {
@@ -213,7 +213,7 @@ async function serveReplica(
         handler: createRequestHandler({ agent: returningAgent, runtime, agentName: 'returning' }),
       },
     ],
-    interceptors: [traceCalls()],
+    ...tracedServer(),
     http: { port: 0, host: '127.0.0.1' },
   });
   const address = await server.listen();

@@ -25,7 +25,7 @@ import {
   tandemSpan,
   type TraceRecorder,
 } from './support/trace-recorder.js';
-import { traceCalls } from './support/trace-server-spans.js';
+import { tracedServer } from './support/trace-server-spans.js';
 
 let recorder: TraceRecorder;
 beforeAll(() => {
@@ -64,7 +64,7 @@ async function serveOne(agent: AgentDefinition, name: string): Promise<Served> {
     agents: [
       { path: `/agents/${name}`, handler: createRequestHandler({ agent, agentName: name }) },
     ],
-    interceptors: [traceCalls()],
+    ...tracedServer(),
     http: { port: 0, host: '127.0.0.1' },
     grpc: { port: 0, host: '127.0.0.1' },
   });
@@ -82,12 +82,12 @@ async function serveOne(agent: AgentDefinition, name: string): Promise<Served> {
 async function serveOverGrpcOnly(agent: AgentDefinition, name: string): Promise<Served> {
   const path = `/agents/${name}`;
   const handler = createRequestHandler({ agent, agentName: name });
-  const interceptors = [traceCalls()];
-  const grpc = createGrpcServer({ agents: [{ path, handler }], interceptors });
+  const traced = tracedServer();
+  const grpc = createGrpcServer({ agents: [{ path, handler }], ...traced });
   await grpc.listen({ port: 0, host: '127.0.0.1' });
   const http = createNodeServer({
     agents: [{ path, handler, bindings: [], interfaces: grpc.interfacesOf(path) }],
-    interceptors,
+    ...traced,
   });
   const { url } = await http.listen({ port: 0, host: '127.0.0.1' });
   return {

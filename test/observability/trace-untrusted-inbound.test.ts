@@ -23,7 +23,7 @@ import {
   tandemSpan,
   type TraceRecorder,
 } from './support/trace-recorder.js';
-import { traceCalls } from './support/trace-server-spans.js';
+import { tracedServer } from './support/trace-server-spans.js';
 
 let recorder: TraceRecorder;
 beforeAll(() => {
@@ -50,7 +50,7 @@ describe('an edge server that does not trust inbound context', () => {
   beforeAll(async () => {
     server = createA2AServer({
       agents: [{ path: '', handler: createRequestHandler({ agent: edgeAgent }) }],
-      interceptors: [traceCalls({ trustInboundContext: false })],
+      ...tracedServer({ trustInboundContext: false }),
       http: { port: 0, host: '127.0.0.1' },
     });
     const address = await server.listen();

@@ -2,8 +2,10 @@
  * A tracing server interceptor for the trace tests, driving `ServerCallTelemetry` the way the
  * server's own tracing interceptor does: the SERVER span started from the call, the operation
  * (and so the agent's execution) run in its context, a stream's span ended with the stream.
- * Kept here so that the trace tests depend on the telemetry core only; where the library ships
- * its interceptor, these tests hold it to the same behaviour.
+ * Kept here so that the trace tests depend on the telemetry core only. Every trace test takes its
+ * server's tracing from {@link tracedServer}: where the server installs its own tracing
+ * interceptor by default, that one function becomes `{ telemetry: options }` (and the default
+ * `{}`), so that a call still has exactly one SERVER span.
  */
 
 import { context } from '@opentelemetry/api';
@@ -32,4 +34,11 @@ export function traceCalls(options: ServerTelemetryOptions = {}): ServerIntercep
       throw error;
     }
   };
+}
+
+/** The server options that trace every call: spread into the options of a server. */
+export function tracedServer(options: ServerTelemetryOptions = {}): {
+  readonly interceptors: ServerInterceptor[];
+} {
+  return { interceptors: [traceCalls(options)] };
 }
