@@ -13,7 +13,8 @@ import type { PushDeliveryUpdate, StoredPushConfig, TaskPushStore } from '../sto
 import type { TaskStore } from '../stores/task-store.js';
 import { planDeliveries, type PayloadOptions, type PlannedDelivery } from './push-payloads.js';
 import { retryDelayMs, type RetryTiming } from './retry-timing.js';
-import { postWebhook, type WebhookClient, type WebhookOutcome } from './webhook-post.js';
+import { postWebhookInSpan } from './delivery-span.js';
+import type { WebhookClient, WebhookOutcome } from './webhook-post.js';
 
 /** What every worker of a dispatcher shares. */
 export interface WorkerContext {
@@ -34,6 +35,13 @@ export interface WorkerContext {
   readonly onDone: (worker: ConfigWorker, release: boolean) => void;
   /** Aborted when the dispatcher closes: attempts in flight are abandoned (and retried later). */
   readonly stopped: AbortSignal;
+}
+
+/** The log positions of a delivery: `5`, or `5-7` for events delivered together. */
+function rangeOf(delivery: PlannedDelivery): string {
+  return delivery.fromSeq === delivery.toSeq
+    ? String(delivery.toSeq)
+    : `${delivery.fromSeq}-${delivery.toSeq}`;
 }
 
 /** Delivers one config's events. */
@@ -156,10 +164,16 @@ export class ConfigWorker {
     if (delivery.json === undefined) {
       return this.#record({ ...this.#cleared(), deliveredSeq: delivery.toSeq });
     }
-    const outcome = await postWebhook(
+    const outcome = await postWebhookInSpan(
       this.#context.client,
       this.#request(delivery, delivery.json),
       this.#context.stopped,
+      {
+        taskId: this.taskId,
+        configId: this.id,
+        events: rangeOf(delivery),
+        taskTraceContext: this.#stored.taskTraceContext,
+      },
     );
     if (this.#closed) return false;
     recordPushAttempt(this, delivery.toSeq, outcome, state, this.#context.timing.failingAfter);
@@ -219,10 +233,7 @@ export class ConfigWorker {
 
   #request(delivery: PlannedDelivery, body: string) {
     const { config } = this.#stored;
-    const range =
-      delivery.fromSeq === delivery.toSeq
-        ? String(delivery.toSeq)
-        : `${delivery.fromSeq}-${delivery.toSeq}`;
+    const range = rangeOf(delivery);
     const credentialHeaders: Record<string, string> = {};
     if (config.token !== undefined) credentialHeaders[NOTIFICATION_TOKEN_HEADER] = config.token;
     const auth = config.authentication;

@@ -53,6 +53,7 @@ import { HandlerStreams, singleEvent } from './handler-streams.js';
 import { engineOf, type TaskRuntimeEngine } from './task-runtime.js';
 import { admitMessage, type IntakeContext } from './message-intake.js';
 import { readTask } from './read-task.js';
+import { linkToOrigin } from './task-trace-links.js';
 import { TaskScopes } from './task-scopes.js';
 import { taskContentLimitsOf, type TaskContentLimitValues } from './task-content-limits.js';
 import type { TaskAccessPolicy } from './task-access-policy.js';
@@ -263,6 +264,7 @@ class RuntimeRequestHandler implements A2ARequestHandler, PushDeliveryStatusSour
 
   async cancelTask(call: CallContext, request: CancelTaskRequest): Promise<Task> {
     const stored = await this.#getStored(call, request.id, 0);
+    linkToOrigin(stored, request.id);
     const notCancelable = (state: string): TaskNotCancelableError =>
       new TaskNotCancelableError(`Task ${request.id} is ${state} and can no longer be canceled`, {
         metadata: { taskId: request.id, state },
@@ -277,6 +279,8 @@ class RuntimeRequestHandler implements A2ARequestHandler, PushDeliveryStatusSour
   async subscribeToTask(call: CallContext, request: SubscribeToTaskRequest): Promise<EventStream> {
     requireStreaming(this.capabilities, 'SubscribeToTask');
     const stored = await readTask(this.#store, this.#readScopeOf(call), request.id);
+    // The subscriber's span, in the subscriber's trace, links to where the task began.
+    linkToOrigin(stored, request.id);
     if (call.afterSeq !== undefined) {
       const afterSeq = checkedAfterSeq(call.afterSeq, stored.seq);
       if (isTerminalState(stored.state) && afterSeq >= stored.seq) return singleEvent(undefined);

@@ -98,10 +98,12 @@ function metricAttributesOf(operation: string, call: ServerCallFacts): Attribute
 function parentOf(call: ServerCallFacts, trust: boolean): { parent: Context; links: Link[] } {
   const active = context.active();
   // A transport instrumentation (HTTP, gRPC) already made the call's transport span, from the
-  // caller's traceparent: it is the parent, as the conventions draw it.
-  if (trace.getSpan(active) !== undefined) return { parent: active, links: [] };
+  // caller's traceparent: it is the parent, as the conventions draw it — when the caller is
+  // trusted. Untrusted, that span is the caller's trace too, so the call starts a new one all the
+  // same (linked to what the caller sent).
+  if (trust && trace.getSpan(active) !== undefined) return { parent: active, links: [] };
   const read = (name: string): string | undefined => call.serviceParameters.get(name) ?? undefined;
-  const inbound = extractTraceContext(read, active);
+  const inbound = extractTraceContext(read, trace.deleteSpan(active));
   if (trust) return { parent: inbound, links: [] };
   const remote = trace.getSpanContext(inbound);
   return {

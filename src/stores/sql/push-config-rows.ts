@@ -7,9 +7,10 @@
 import type { AuthenticationInfo } from '../../protocol/generated/types.js';
 import { isTerminalState } from '../../protocol/task-state.js';
 import type { PushConfigRecord, PushDeliveryUpdate, StoredPushConfig } from '../push-store.js';
+import { decodeTaskTraceContext } from '../../telemetry/task-trace-context.js';
 import { taskStateOf } from './task-rows.js';
 
-/** A `push_configs` row joined with its task's id, seq and state. */
+/** A `push_configs` row joined with its task's id, seq, state and trace context. */
 export interface PushConfigRow {
   readonly task_id: string;
   readonly id: string;
@@ -24,6 +25,8 @@ export interface PushConfigRow {
   readonly last_error_at: number | string | null;
   readonly seq: number | string;
   readonly state: string;
+  /** The task's `trace_context` (see `encodeTaskTraceContext`). */
+  readonly trace_context: string | null;
 }
 
 /**
@@ -54,8 +57,10 @@ export function pushConfigFromRow(row: PushConfigRow): StoredPushConfig {
     createdAt: Number(row.created_at),
     ...(fields.protocolVersion === undefined ? {} : { protocolVersion: fields.protocolVersion }),
   };
+  const taskTraceContext = decodeTaskTraceContext(row.trace_context);
   return {
     config,
+    ...(taskTraceContext === undefined ? {} : { taskTraceContext }),
     state: {
       deliveredSeq: Number(row.delivered_seq),
       failures: row.failures,
