@@ -189,10 +189,11 @@ export class TaskRun implements RunForWriter {
   /**
    * Keeps the task as stored in memory from its creation on, so that {@link viewOf} answers
    * without reading the store — for a blocking `SendMessage`, which returns the task. Only for a
-   * task yet to create, on a store no other process writes; otherwise a no-op.
+   * task yet to create; otherwise a no-op. On a shared store it is dropped as soon as the run
+   * finds that another process wrote to the task (see {@link reloadAfterConflict}).
    */
   keepProjection(): void {
-    this.#keepsProjection = this.#seq === 0 && this.#deps.store.topology === 'exclusive';
+    this.#keepsProjection = this.#seq === 0;
   }
 
   /** The task as stored, cut to `view`, if kept; `undefined` otherwise. */
@@ -389,6 +390,8 @@ export class TaskRun implements RunForWriter {
       this.#deps.logger.warn({ taskId: this.taskId }, 'task vanished while running');
       return true;
     }
+    // Another process wrote: what the run kept no longer is the task as stored.
+    if (stored.seq !== this.#seq) this.#projection = undefined;
     this.#seq = stored.seq;
     this.#state = stored.state;
     if (!isTerminalState(stored.state)) {
