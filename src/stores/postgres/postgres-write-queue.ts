@@ -1,83 +1,58 @@
 /**
  * Group commit for the PostgreSQL store: creations and appends are queued as they are called and
- * sent in batches, each one statement and one commit (`postgres-batch-statement.ts`), so that the
+ * sent in batches, each one statement and one commit (`postgres-batch-run.ts`), so that the
  * writes of many tasks, and the consecutive writes of one, share a round trip and a commit.
  *
  * - **Batches.** A batch is sent as soon as a connection slot is free — at the end of the
  *   event-loop turn of its first write, while fewer than `maxInFlight` batches are in flight —
  *   with every write queued by then (up to `maxBatchWrites`). Under load, writes gather while
  *   the batches before them commit: the batch grows with the load instead of the queue.
- * - **One task at a time.** A task has at most one batch in flight: its next writes wait for
- *   that commit (one commit at most; other tasks' writes go on in other batches). In a batch,
- *   a task's write is its first queued write and the appends that continue it (each at the seq
- *   the one before leaves), folded into one (`postgres-task-write.ts`).
+ * - **A task's slices.** In a batch, a task's part (its slice) is its first queued write and the
+ *   appends that continue it (each at the seq the one before leaves), folded into one
+ *   (`postgres-task-write.ts`). A task has at most {@link MAX_SLICES_IN_FLIGHT} slices in flight.
+ *   The second is sent while the first commits — in a batch of its own, once the task's writes
+ *   stop coming for a turn — only when it can be: appends that write no artifact the task's
+ *   committed writes did not (see `continuesCommittedArtifacts`). Its statement waits on the
+ *   task's row for the first one's commit, and its conditional update then applies on top of
+ *   it; a creation in flight, or anything else, waits for that commit instead.
+ * - **Order.** A task's slices settle in the order they were sent, whatever order their
+ *   statements answer in. A slice sent behind one that failed fails with the same error; one
+ *   refused because its statement overtook the slice before it is sent again once that one
+ *   committed.
  * - **Dependents.** A write whose expected seq is the seq a write still pending will leave was
  *   built on that write: when that write is refused (the task moved on elsewhere) the dependent
  *   is refused too, and when it fails the dependent fails with the same error — never applied on
  *   top of whatever another replica wrote meanwhile.
- * - **Failures.** A batch whose statement fails is rolled back whole. A deadlock or
- *   serialization failure is retried. Another error from the server (a value PostgreSQL
- *   refuses) splits the batch into one statement per task, so that only the task at fault fails.
- *   When the connection is lost with the outcome unknown, the store reads back each task's last
- *   event: a write that committed is acknowledged, one that did not fails — never both, never
- *   half.
  * - Every promise settles after its batch's outcome is known; a resolved write is committed.
  */
 
 import { asError, TaskExistsError, UsageError } from '../../protocol/local-errors.js';
 import type { AppendResult, AppendRequest, CreateTaskRequest } from '../task-store.js';
+import { batchStatementText } from './postgres-batch-statement.js';
 import {
-  batchStatement,
-  batchStatementText,
-  batchStatementValues,
-  type BatchRow,
-} from './postgres-batch-statement.js';
-import { toNumber, type PostgresDatabase } from './postgres-database.js';
+  batchToken,
+  runBatch,
+  type BatchContext,
+  type EntryOutcome,
+} from './postgres-batch-run.js';
+import type { PostgresDatabase } from './postgres-database.js';
 import {
   appendWrite,
-  applyStoredFields,
+  continuesCommittedArtifacts,
   continueWith,
   creationWrite,
   endsLease,
-  needsStoredFields,
-  type TaskWrite,
 } from './postgres-task-write.js';
+import {
+  CommittedArtifacts,
+  type Lane,
+  type QueuedWrite,
+  type Slice,
+  type SliceBatch,
+} from './postgres-write-lane.js';
 
-/** A write as queued. */
-interface QueuedWrite {
-  readonly taskId: string;
-  readonly create: CreateTaskRequest | undefined;
-  readonly append: AppendRequest | undefined;
-  /** The seq the task must be at; 0 for a creation. */
-  readonly expectedSeq: number;
-  /** The seq once written. */
-  readonly seq: number;
-  /** Built on the outcome of the write queued just before it for the same task. */
-  readonly dependent: boolean;
-  readonly resolve: (result: AppendResult | undefined) => void;
-  readonly reject: (error: Error) => void;
-}
-
-/** The queued and in-flight writes of one task. */
-interface Lane {
-  readonly taskId: string;
-  readonly queued: QueuedWrite[];
-  /** The writes of the batch in flight, if any. */
-  sent: QueuedWrite[] | undefined;
-}
-
-/** One task's part of a batch: its writes and their fold. */
-interface BatchEntry {
-  readonly lane: Lane;
-  readonly writes: QueuedWrite[];
-  readonly fold: TaskWrite;
-}
-
-/** The outcome of one task's part of a batch. */
-type EntryOutcome =
-  | { readonly kind: 'applied' }
-  | { readonly kind: 'refused'; readonly currentSeq: number | undefined }
-  | { readonly kind: 'failed'; readonly error: Error };
+/** Slices of one task in flight at once: one committing, the next waiting on its row. */
+export const MAX_SLICES_IN_FLIGHT = 2;
 
 /** How the queue batches. */
 export interface WriteQueueOptions {
@@ -93,53 +68,44 @@ export interface WriteQueueOptions {
   readonly onTerminal: (taskId: string) => void;
 }
 
-/** SQLSTATEs after which the whole statement is known to be rolled back and may run again. */
-const RETRYABLE = new Set(['40P01', '40001']);
-const MAX_RETRIES = 5;
-
-function sqlStateOf(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  const code = error.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
-}
-
-/**
- * Whether PostgreSQL answered the statement with an error: it was then rolled back. Class 08
- * (connection exception) and 57 (operator intervention, e.g. `pg_terminate_backend`) say the
- * session ended; the statement's fate is checked rather than assumed.
- */
-function isStatementError(error: unknown): boolean {
-  const state = sqlStateOf(error);
-  return state !== undefined && !state.startsWith('08') && !state.startsWith('57');
-}
+type Failure = Exclude<EntryOutcome, { kind: 'applied' }>;
 
 /** The write queue of one store. */
 export class PostgresWriteQueue {
-  readonly #db: PostgresDatabase;
   readonly #options: WriteQueueOptions;
-  readonly #text: string;
+  readonly #context: BatchContext;
   readonly #lanes = new Map<string, Lane>();
-  /** Lanes with queued writes and no batch in flight, oldest first. */
+  /** Lanes with queued writes and nothing in flight, oldest first. */
   readonly #ready = new Set<Lane>();
+  /** Lanes with queued writes behind a slice in flight: candidates for a second slice. */
+  readonly #following = new Set<Lane>();
+  readonly #committed = new CommittedArtifacts();
   #inFlight = 0;
   #scheduled = false;
   #nextBatch = 0;
-  /** Batches in flight by number, with what waits for them to settle. */
-  readonly #settling = new Map<number, (() => void)[]>();
+  /** Batches whose slices have not all settled, by number. */
+  readonly #settling = new Map<number, SliceBatch>();
   #closed = false;
-  /** Called once nothing is queued or in flight (see {@link drained}). */
+  /** Called once nothing is queued or in flight (see {@link close}). */
   #whenDrained: (() => void)[] = [];
 
   constructor(db: PostgresDatabase, options: WriteQueueOptions) {
-    this.#db = db;
     this.#options = options;
-    this.#text = batchStatementText(db.names);
+    this.#context = {
+      db,
+      text: batchStatementText(db.names),
+      prepared: options.prepared,
+      storeId: options.storeId,
+    };
   }
 
   /** Writes queued or in flight. */
   get pending(): number {
     let count = 0;
-    for (const lane of this.#lanes.values()) count += lane.queued.length + (lane.sent?.length ?? 0);
+    for (const lane of this.#lanes.values()) {
+      count += lane.queued.length;
+      for (const slice of lane.inFlight) count += slice.writes.length;
+    }
     return count;
   }
 
@@ -168,7 +134,7 @@ export class PostgresWriteQueue {
    */
   afterBatch(batch: number, deliver: () => void): void {
     const waiting = this.#settling.get(batch);
-    if (waiting !== undefined) waiting.push(deliver);
+    if (waiting !== undefined) waiting.waiting.push(deliver);
     else setImmediate(deliver);
   }
 
@@ -192,15 +158,28 @@ export class PostgresWriteQueue {
     return new Promise((resolve, reject) => {
       let lane = this.#lanes.get(taskId);
       if (lane === undefined) {
-        lane = { taskId, queued: [], sent: undefined };
+        lane = { taskId, queued: [], inFlight: [], seenQueued: 0 };
         this.#lanes.set(taskId, lane);
       }
-      const last = lane.queued.at(-1) ?? lane.sent?.at(-1);
+      const last = lane.queued.at(-1) ?? lane.inFlight.at(-1)?.writes.at(-1);
       const dependent = last !== undefined && append !== undefined && last.seq === expectedSeq;
       lane.queued.push({ taskId, create, append, expectedSeq, seq, dependent, resolve, reject });
-      if (lane.sent === undefined) this.#ready.add(lane);
+      this.#track(lane);
       this.#schedule();
     });
+  }
+
+  /** Files a lane with queued writes where the flush looks for it. */
+  #track(lane: Lane): void {
+    const queued = lane.queued.length > 0;
+    if (lane.inFlight.length === 0) {
+      this.#following.delete(lane);
+      if (queued) this.#ready.add(lane);
+    } else if (queued && lane.inFlight.length < MAX_SLICES_IN_FLIGHT) {
+      this.#following.add(lane);
+    } else {
+      this.#following.delete(lane);
+    }
   }
 
   #schedule(): void {
@@ -214,204 +193,187 @@ export class PostgresWriteQueue {
 
   /** Sends batches while slots are free and writes wait. */
   #flush(): void {
-    while (this.#inFlight < this.#options.maxInFlight && this.#ready.size > 0) {
-      const entries = this.#takeBatch();
-      this.#inFlight++;
-      void this.#send(entries);
+    const max = this.#options.maxInFlight;
+    while (this.#inFlight < max && this.#ready.size > 0) {
+      this.#send(this.#takeBatch(this.#ready, false));
     }
+    if (this.#following.size === 0) return;
+    const quiet = new Set<Lane>();
+    let growing = false;
+    for (const lane of this.#following) {
+      if (!this.#canFollow(lane)) continue;
+      // Sent once the task's writes stop coming for a turn: the slice then holds all of them.
+      if (lane.queued.length === lane.seenQueued) quiet.add(lane);
+      else growing = true;
+      lane.seenQueued = lane.queued.length;
+    }
+    let sent = false;
+    if (quiet.size > 0 && this.#inFlight < max) {
+      for (const lane of quiet) this.#following.delete(lane);
+      this.#send(this.#takeBatch(quiet, true));
+      sent = true;
+    }
+    // Without a free slot, the next batch to answer flushes again.
+    if (growing || sent) this.#schedule();
   }
 
-  /** The next batch: the first writes of the ready lanes, oldest lane first. */
-  #takeBatch(): BatchEntry[] {
-    const entries: BatchEntry[] = [];
+  /** Whether a lane's next writes may go while its slice in flight commits. */
+  #canFollow(lane: Lane): boolean {
+    const head = lane.queued[0];
+    const sent = lane.inFlight[0];
+    return (
+      lane.inFlight.length === 1 &&
+      sent !== undefined &&
+      // One slice follows another at most: a refused one is sent again with nothing behind it.
+      !sent.following &&
+      sent.fold.creation === undefined &&
+      sent.doomedBy === undefined &&
+      head !== undefined &&
+      head.dependent &&
+      head.resent !== true &&
+      head.append !== undefined &&
+      continuesCommittedArtifacts(head.append, this.#committed.of(lane.taskId))
+    );
+  }
+
+  /**
+   * Takes the next slice of each of `lanes`, oldest lane first, up to the batch size. Behind a
+   * slice in flight (`following`), only the writes that may follow it are taken.
+   */
+  #takeBatch(lanes: Set<Lane>, following: boolean): Slice[] {
+    const batch: SliceBatch = { number: this.#nextBatch++, unsettled: 0, waiting: [] };
+    const slices: Slice[] = [];
     let writes = 0;
-    for (const lane of this.#ready) {
-      if (writes >= this.#options.maxBatchWrites) break;
-      this.#ready.delete(lane);
+    const limit = this.#options.maxBatchWrites;
+    for (const lane of lanes) {
+      if (writes >= limit) break;
+      lanes.delete(lane);
+      const committed = following ? this.#committed.of(lane.taskId) : undefined;
       const head = lane.queued[0] as QueuedWrite;
       const taken = [head];
       const fold =
         head.create !== undefined
           ? creationWrite(head.create)
           : appendWrite(head.append as AppendRequest);
-      for (
-        let i = 1;
-        i < lane.queued.length && writes + taken.length < this.#options.maxBatchWrites;
-        i++
-      ) {
+      for (let i = 1; i < lane.queued.length && writes + taken.length < limit; i++) {
         const next = lane.queued[i] as QueuedWrite;
         if (!next.dependent || next.append === undefined) break;
+        if (following && !continuesCommittedArtifacts(next.append, committed)) break;
         continueWith(fold, next.append);
         taken.push(next);
       }
       lane.queued.splice(0, taken.length);
-      lane.sent = taken;
+      lane.seenQueued = 0;
       writes += taken.length;
-      entries.push({ lane, writes: taken, fold });
+      const before = following ? lane.inFlight[0] : undefined;
+      const after = before === undefined ? null : batchToken(this.#context, before.batch.number);
+      const slice: Slice = {
+        lane,
+        writes: taken,
+        fold,
+        following,
+        after,
+        batch,
+        outcome: undefined,
+      };
+      lane.inFlight.push(slice);
+      slices.push(slice);
+      // What the batch's size limit left may follow in a later batch.
+      this.#track(lane);
     }
-    return entries;
+    batch.unsettled = slices.length;
+    return slices;
   }
 
-  async #send(entries: BatchEntry[]): Promise<void> {
-    const batch = this.#nextBatch++;
-    this.#settling.set(batch, []);
-    let outcomes: EntryOutcome[];
-    try {
-      outcomes = await this.#execute(entries, batch);
-    } catch (error) {
-      // Nothing above throws but a bug: fail the batch's writes rather than lose them.
-      const failure = asError(error);
-      outcomes = entries.map(() => ({ kind: 'failed', error: failure }));
-    }
-    entries.forEach((entry, i) => this.#settle(entry, outcomes[i] as EntryOutcome));
-    this.#inFlight--;
-    const waiting = this.#settling.get(batch) ?? [];
-    this.#settling.delete(batch);
-    if (waiting.length > 0) setImmediate(() => waiting.forEach((deliver) => deliver()));
-    this.#flush();
-  }
-
-  /** Runs a batch to a known outcome per task. */
-  async #execute(entries: BatchEntry[], batch: number): Promise<EntryOutcome[]> {
-    const folds = entries.map((entry) => entry.fold);
-    try {
-      await this.#readStoredFields(folds);
-    } catch (error) {
-      const failure = asError(error);
-      return entries.map(() => ({ kind: 'failed', error: failure }));
-    }
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const applied = await this.#run(folds, batch);
-        return await this.#outcomes(folds, applied);
-      } catch (error) {
-        const state = sqlStateOf(error);
-        if (state !== undefined && RETRYABLE.has(state) && attempt < MAX_RETRIES) continue;
-        if (isStatementError(error)) {
-          if (entries.length === 1) return [{ kind: 'failed', error: asError(error) }];
-          // One task's write is at fault: each alone, so that only that one fails.
-          const alone: EntryOutcome[] = [];
-          for (const entry of entries) alone.push(...(await this.#execute([entry], batch)));
-          return alone;
-        }
-        return this.#recover(folds, asError(error));
-      }
-    }
-  }
-
-  /** Sends the statement; resolves to the seq each applied write reached, by position. */
-  async #run(folds: TaskWrite[], batch: number): Promise<Map<number, number>> {
-    const order = folds
-      .map((fold, i) => ({ fold, i }))
-      .sort((x, y) => (x.fold.taskId < y.fold.taskId ? -1 : x.fold.taskId > y.fold.taskId ? 1 : 0));
-    const sorted = order.map(({ fold }) => fold);
-    const prefix = `{"s":${JSON.stringify(this.#options.storeId)},"b":${batch},"c":`;
-    const values = batchStatementValues(sorted, this.#db.names.channel, prefix);
-    const result = await this.#db.pool.query<BatchRow>(
-      batchStatement(this.#db.names, this.#text, values, this.#options.prepared),
-    );
-    const applied = new Map<number, number>();
-    for (const row of result.rows) {
-      const entry = order[row.ord];
-      if (entry !== undefined) applied.set(entry.i, toNumber(row.seq));
-    }
-    return applied;
-  }
-
-  /** The outcome of each write from the rows it applied; refused ones get the current seq. */
-  async #outcomes(folds: TaskWrite[], applied: Map<number, number>): Promise<EntryOutcome[]> {
-    const refused = folds.filter((_, i) => !applied.has(i)).map((fold) => fold.taskId);
-    const current = refused.length === 0 ? new Map<string, number>() : await this.#seqsOf(refused);
-    return folds.map((fold, i) => {
-      if (applied.has(i)) return { kind: 'applied' };
-      if (fold.creation !== undefined) {
-        return { kind: 'failed', error: new TaskExistsError(fold.taskId) };
-      }
-      return { kind: 'refused', currentSeq: current.get(fold.taskId) };
-    });
-  }
-
-  async #seqsOf(taskIds: readonly string[]): Promise<Map<string, number>> {
-    const result = await this.#db.pool.query<{ id: string; seq: string }>({
-      ...(this.#options.prepared ? { name: 'tandem_current_seqs' } : {}),
-      text: `SELECT id, seq FROM ${this.#db.names.tasks} WHERE id = ANY($1::text[])`,
-      values: [taskIds],
-    });
-    return new Map(result.rows.map((row) => [row.id, toNumber(row.seq)]));
-  }
-
-  /**
-   * The connection was lost before the statement's answer: it may or may not have committed. A
-   * task's write committed exactly when its last event is stored as sent (the seq check lets
-   * nothing else write that seq after the same predecessor); writes without an event cannot be
-   * told apart and fail.
-   */
-  async #recover(folds: TaskWrite[], error: Error): Promise<EntryOutcome[]> {
-    let stored: Map<string, string>;
-    try {
-      const result = await this.#db.pool.query<{ id: string; event: string }>({
-        text: `SELECT t.id, e.event FROM unnest($1::text[], $2::bigint[]) AS x (id, seq)
-               JOIN ${this.#db.names.tasks} t ON t.id = x.id
-               JOIN ${this.#db.names.events} e ON e.task_key = t.key AND e.seq = x.seq`,
-        values: [folds.map((fold) => fold.taskId), folds.map((fold) => fold.seq)],
+  #send(slices: Slice[]): void {
+    const batch = (slices[0] as Slice).batch;
+    this.#inFlight++;
+    this.#settling.set(batch.number, batch);
+    const folds = slices.map((slice) => slice.fold);
+    const after = slices.map((slice) => slice.after);
+    void runBatch(this.#context, folds, after, batch.number)
+      .catch((error: unknown): EntryOutcome[] => {
+        // Nothing above throws but a bug: fail the batch's writes rather than lose them.
+        const failure = asError(error);
+        return folds.map(() => ({ kind: 'failed', error: failure }));
+      })
+      .then((outcomes) => {
+        this.#inFlight--;
+        slices.forEach((slice, i) => (slice.outcome = outcomes[i]));
+        for (const slice of slices) this.#settleLane(slice.lane);
+        this.#flush();
       });
-      stored = new Map(result.rows.map((row) => [row.id, row.event]));
-    } catch (readError) {
-      this.#db.onError(asError(readError));
-      return folds.map(() => ({ kind: 'failed', error }));
-    }
-    return folds.map((fold) =>
-      fold.lastEvent !== undefined && stored.get(fold.taskId) === fold.lastEvent
-        ? { kind: 'applied' }
-        : { kind: 'failed', error },
-    );
   }
 
-  /** Reads the stored fields the chunks of `folds` merge into (see `postgres-task-write.ts`). */
-  async #readStoredFields(folds: TaskWrite[]): Promise<void> {
-    for (const fold of folds) {
-      if (!needsStoredFields(fold)) continue;
-      const ids = [...fold.artifacts.values()]
-        .filter((a) => a.merges.length > 0)
-        .map((a) => a.artifactId);
-      const result = await this.#db.pool.query<{ artifact_id: string; fields: string }>({
-        text: `SELECT a.artifact_id, a.fields FROM ${this.#db.names.artifacts} a
-               JOIN ${this.#db.names.tasks} t ON t.key = a.task_key
-               WHERE t.id = $1 AND a.artifact_id = ANY($2::text[])`,
-        values: [fold.taskId, ids],
-      });
-      applyStoredFields(fold, new Map(result.rows.map((row) => [row.artifact_id, row.fields])));
+  /** Settles a lane's slices whose outcome is known, in the order they were sent. */
+  #settleLane(lane: Lane): void {
+    for (;;) {
+      const slice = lane.inFlight[0];
+      if (slice?.outcome === undefined) break;
+      lane.inFlight.shift();
+      this.#settleSlice(slice, slice.outcome);
+      if (--slice.batch.unsettled === 0) this.#settled(slice.batch);
     }
-  }
-
-  /** Settles the writes of one task's part of a batch, then those that depended on them. */
-  #settle(entry: BatchEntry, outcome: EntryOutcome): void {
-    const { lane, writes, fold } = entry;
-    lane.sent = undefined;
-    if (outcome.kind === 'applied') {
-      for (const write of writes)
-        write.resolve(write.append === undefined ? undefined : { ok: true, seq: write.seq });
-      if (endsLease(fold)) this.#options.onTerminal(fold.taskId);
+    if (lane.inFlight.length === 0 && lane.queued.length === 0) {
+      this.#lanes.delete(lane.taskId);
+      this.#following.delete(lane);
+      this.#ready.delete(lane);
     } else {
-      const [head, ...rest] = writes;
-      this.#fail(head as QueuedWrite, outcome);
-      for (const write of rest) this.#fail(write, outcome, true);
-      // Queued writes built on the ones that did not go through go the same way.
-      while (lane.queued[0]?.dependent === true)
-        this.#fail(lane.queued.shift() as QueuedWrite, outcome, true);
+      this.#track(lane);
     }
-    if (lane.queued.length > 0) this.#ready.add(lane);
-    else this.#lanes.delete(lane.taskId);
     if (this.#lanes.size === 0 && this.#whenDrained.length > 0) {
       for (const resolve of this.#whenDrained.splice(0)) resolve();
     }
   }
 
-  #fail(
-    write: QueuedWrite,
-    outcome: Exclude<EntryOutcome, { kind: 'applied' }>,
-    dependent = false,
-  ): void {
+  /** Every slice of `batch` settled: what waited for it runs, after their callbacks. */
+  #settled(batch: SliceBatch): void {
+    if (!this.#settling.delete(batch.number)) return;
+    const waiting = batch.waiting;
+    if (waiting.length > 0) setImmediate(() => waiting.forEach((deliver) => deliver()));
+  }
+
+  /** Settles the writes of one slice, then those that depended on them. */
+  #settleSlice(slice: Slice, own: EntryOutcome): void {
+    const { lane, writes, fold } = slice;
+    // Sent behind a slice that did not go through: it goes the same way, whatever it did.
+    const outcome = slice.doomedBy ?? own;
+    if (outcome.kind === 'applied') {
+      for (const write of writes)
+        write.resolve(write.append === undefined ? undefined : { ok: true, seq: write.seq });
+      this.#committed.wrote(fold);
+      if (endsLease(fold)) {
+        this.#committed.forget(fold.taskId);
+        this.#options.onTerminal(fold.taskId);
+      }
+      return;
+    }
+    if (
+      slice.following &&
+      slice.doomedBy === undefined &&
+      outcome.kind === 'refused' &&
+      writes[0]?.resent !== true
+    ) {
+      // Its statement overtook the slice before it, which has committed since: send it again.
+      for (const write of writes) write.resent = true;
+      lane.queued.unshift(...writes);
+      return;
+    }
+    const [head, ...rest] = writes;
+    if (slice.doomedBy === undefined) this.#fail(head as QueuedWrite, outcome);
+    else this.#fail(head as QueuedWrite, outcome, true);
+    for (const write of rest) this.#fail(write, outcome, true);
+    const next = lane.inFlight[0];
+    if (next !== undefined) {
+      next.doomedBy = outcome;
+      return;
+    }
+    // Queued writes built on the ones that did not go through go the same way.
+    while (lane.queued[0]?.dependent === true)
+      this.#fail(lane.queued.shift() as QueuedWrite, outcome, true);
+  }
+
+  #fail(write: QueuedWrite, outcome: Failure, dependent = false): void {
     if (
       outcome.kind === 'failed' &&
       !(dependent && outcome.error instanceof TaskExistsError && write.append !== undefined)
