@@ -56,19 +56,10 @@ function isStatementError(error: unknown): boolean {
   return state !== undefined && !state.startsWith('08') && !state.startsWith('57');
 }
 
-/** The name a batch writes on the task rows it writes. */
-export function batchToken(context: BatchContext, batch: number): string {
-  return `${context.storeId}.${batch}`;
-}
-
-/**
- * Runs the writes of batch number `batch` to a known outcome each, by position; `after[i]`, when
- * not null, is the token of the batch `folds[i]` was sent behind (see `batchStatementValues`).
- */
+/** Runs the writes of batch number `batch` to a known outcome each, by position. */
 export async function runBatch(
   context: BatchContext,
   folds: TaskWrite[],
-  after: readonly (string | null)[],
   batch: number,
 ): Promise<EntryOutcome[]> {
   try {
@@ -79,7 +70,7 @@ export async function runBatch(
   }
   for (let attempt = 0; ; attempt++) {
     try {
-      const applied = await send(context, folds, after, batch);
+      const applied = await send(context, folds, batch);
       return await outcomesOf(context, folds, applied);
     } catch (error) {
       const state = sqlStateOf(error);
@@ -88,8 +79,7 @@ export async function runBatch(
         if (folds.length === 1) return [{ kind: 'failed', error: asError(error) }];
         // One task's write is at fault: each alone, so that only that one fails.
         const alone: EntryOutcome[] = [];
-        for (const [i, fold] of folds.entries())
-          alone.push(...(await runBatch(context, [fold], [after[i] ?? null], batch)));
+        for (const fold of folds) alone.push(...(await runBatch(context, [fold], batch)));
         return alone;
       }
       return recover(context.db, folds, asError(error));
@@ -101,7 +91,6 @@ export async function runBatch(
 async function send(
   context: BatchContext,
   folds: TaskWrite[],
-  after: readonly (string | null)[],
   batch: number,
 ): Promise<Map<number, number>> {
   const { db } = context;
@@ -110,13 +99,7 @@ async function send(
     .sort((x, y) => (x.fold.taskId < y.fold.taskId ? -1 : x.fold.taskId > y.fold.taskId ? 1 : 0));
   const sorted = order.map(({ fold }) => fold);
   const prefix = `{"s":${JSON.stringify(context.storeId)},"b":${batch},"c":`;
-  const values = batchStatementValues(
-    sorted,
-    order.map(({ i }) => after[i] ?? null),
-    db.names.channel,
-    prefix,
-    batchToken(context, batch),
-  );
+  const values = batchStatementValues(sorted, db.names.channel, prefix);
   const result = await db.pool.query<BatchRow>(
     batchStatement(db.names, context.text, values, context.prepared),
   );

@@ -12,12 +12,6 @@
  *
  * Rows are locked in task id order (the arrays are sorted by id), so that two replicas' batches
  * that share tasks wait for each other rather than deadlock.
- *
- * A write sent while the same task's previous batch commits (`postgres-write-queue.ts`) waits on
- * the task's row for that commit, and its update then re-checks its condition on the row as
- * committed: the seq, and that the batch it was sent behind is the one that wrote the row last
- * (`last_batch`) — so that it never applies on top of another writer's write at the same seq
- * when the batch before it was refused.
  */
 
 import type { QueryConfig } from 'pg';
@@ -31,18 +25,17 @@ export function batchStatementText(n: PostgresNames): string {
     WITH v AS (
       SELECT * FROM unnest($1::int[], $2::boolean[], $3::text[], $4::bigint[], $5::bigint[],
         $6::int[], $7::text[], $8::text[], $9::bigint[], $10::boolean[], $11::text[], $12::text[],
-        $13::text[], $14::text[], $15::text[], $16::text[], $17::float8[], $42::text[])
+        $13::text[], $14::text[], $15::text[], $16::text[], $17::float8[])
         AS v (ord, is_create, id, expected, seq, hist, status, state, status_time, ends_lease,
-              agent, tenant, owner, context_id, metadata, holder, lease_ms, after)
+              agent, tenant, owner, context_id, metadata, holder, lease_ms)
     ),
     c AS (
       INSERT INTO ${n.tasks} (id, agent, tenant, owner, context_id, state, status_time, status,
-        metadata, seq, history_count, lease_holder, lease_expires_at, last_batch)
+        metadata, seq, history_count, lease_holder, lease_expires_at)
       SELECT id, agent, tenant, owner, context_id, state, status_time, status, metadata, seq, hist,
         CASE WHEN ends_lease THEN NULL ELSE holder END,
         CASE WHEN holder IS NULL OR ends_lease THEN '-infinity'::timestamptz
-          ELSE now() + lease_ms * interval '1 millisecond' END,
-        CASE WHEN ends_lease THEN NULL ELSE $41::text END
+          ELSE now() + lease_ms * interval '1 millisecond' END
       FROM v WHERE is_create ORDER BY ord
       ON CONFLICT (id) DO NOTHING
       RETURNING key, id, seq, history_count
@@ -56,10 +49,8 @@ export function batchStatementText(n: PostgresNames): string {
         status_time = COALESCE(v.status_time, t.status_time),
         lease_holder = CASE WHEN v.ends_lease THEN NULL ELSE t.lease_holder END,
         lease_expires_at = CASE WHEN v.ends_lease THEN '-infinity'::timestamptz
-          ELSE t.lease_expires_at END,
-        last_batch = CASE WHEN v.ends_lease THEN NULL ELSE $41::text END
+          ELSE t.lease_expires_at END
       FROM v WHERE NOT v.is_create AND t.id = v.id AND t.seq = v.expected
-        AND (v.after IS NULL OR t.last_batch = v.after)
       RETURNING t.key, t.id, t.seq, t.history_count
     ),
     w AS (
@@ -135,17 +126,11 @@ export function batchStatementText(n: PostgresNames): string {
     SELECT w.ord, w.seq, (SELECT count(*) FROM n) AS notifications FROM w`;
 }
 
-/**
- * The values of the batch statement for `writes`, which must be sorted by task id: `token` names
- * the batch on the rows it writes, and `after[i]`, when not null, is the batch that must have
- * written the row of `writes[i]` last (the one it was sent behind).
- */
+/** The values of the batch statement for `writes`, which must be sorted by task id. */
 export function batchStatementValues(
   writes: readonly TaskWrite[],
-  after: readonly (string | null)[],
   channel: string,
   announcementPrefix: string,
-  token: string,
 ): unknown[] {
   const task: unknown[][] = Array.from({ length: 17 }, () => []);
   const events: unknown[][] = [[], [], []];
@@ -220,8 +205,6 @@ export function batchStatementValues(
     ...configs,
     channel,
     announcementPrefix,
-    token,
-    after,
   ];
 }
 

@@ -226,15 +226,6 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
-  {
-    description: 'the batch that last wrote a running task, for writes sent behind it',
-    up: (n) => `
-      -- The batch of this store that last wrote the row ('<store>.<batch>'), NULL once the task
-      -- ended: a write sent while that batch commits applies only on top of it (see
-      -- postgres-write-queue.ts). Nullable without a default: adding it rewrites nothing.
-      ALTER TABLE ${n.tasks} ADD COLUMN last_batch text;
-    `,
-  },
 ];
 
 /** The schema version this code writes and reads. */

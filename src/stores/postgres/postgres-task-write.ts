@@ -158,25 +158,6 @@ export function endsLease(write: TaskWrite): boolean {
   return write.status !== undefined && isTerminalState(write.status.state as TaskStatus['state']);
 }
 
-/**
- * Whether `request` may be sent while the write it continues is still in flight (its statement
- * then waits for that commit on the task's row): it appends only to artifacts in `committed` —
- * known to be stored before it is sent, so that its statement, which reads them as of its start,
- * finds them — with no fields to merge into them.
- */
-export function continuesCommittedArtifacts(
-  request: AppendRequest,
-  committed: ReadonlySet<string> | undefined,
-): boolean {
-  for (const mutation of request.mutations) {
-    if (mutation.kind !== 'artifact') continue;
-    const { artifact, append } = mutation;
-    if (!append || carriesArtifactFields(artifact) || committed?.has(artifact.artifactId) !== true)
-      return false;
-  }
-  return true;
-}
-
 /** Whether some artifact of the write needs the stored fields before the write is sent. */
 export function needsStoredFields(write: TaskWrite): boolean {
   for (const artifact of write.artifacts.values()) if (artifact.merges.length > 0) return true;

@@ -7,52 +7,75 @@
  *   event-loop turn of its first write, while fewer than `maxInFlight` batches are in flight —
  *   with every write queued by then (up to `maxBatchWrites`). Under load, writes gather while
  *   the batches before them commit: the batch grows with the load instead of the queue.
- * - **A task's slices.** In a batch, a task's part (its slice) is its first queued write and the
- *   appends that continue it (each at the seq the one before leaves), folded into one
- *   (`postgres-task-write.ts`). A task has at most {@link MAX_SLICES_IN_FLIGHT} slices in flight.
- *   The second is sent while the first commits — in a batch of its own, once the task's writes
- *   stop coming for a turn — only when it can be: appends that write no artifact the task's
- *   committed writes did not (see `continuesCommittedArtifacts`). Its statement waits on the
- *   task's row for the first one's commit, and its conditional update then applies on top of
- *   it; a creation in flight, or anything else, waits for that commit instead.
- * - **Order.** A task's slices settle in the order they were sent, whatever order their
- *   statements answer in. A slice sent behind one that failed fails with the same error; one
- *   refused because its statement overtook the slice before it is sent again once that one
- *   committed.
+ * - **Gathering.** A task whose batch just committed with nothing behind it, and which writes
+ *   again at once (a streamed artifact whose producer waited for that commit), is sent once its
+ *   writes stop coming for a turn (at most {@link MAX_GATHER_TURNS}), not with its first one:
+ *   otherwise its next batch would hold only that write while the rest gather behind it, and a
+ *   stream would take two commits for each window of writes ahead (`write-ahead.ts`) instead of
+ *   one. Other tasks are not held.
+ * - **One task at a time.** A task has at most one batch in flight: its next writes wait for
+ *   that commit (one commit at most; other tasks' writes go on in other batches). In a batch,
+ *   a task's write is its first queued write and the appends that continue it (each at the seq
+ *   the one before leaves), folded into one (`postgres-task-write.ts`).
  * - **Dependents.** A write whose expected seq is the seq a write still pending will leave was
  *   built on that write: when that write is refused (the task moved on elsewhere) the dependent
  *   is refused too, and when it fails the dependent fails with the same error — never applied on
  *   top of whatever another replica wrote meanwhile.
+ * - **Failures** (retried, split, or read back after a lost connection) are decided per task by
+ *   `postgres-batch-run.ts`; a failed write fails the task's writes built on it.
  * - Every promise settles after its batch's outcome is known; a resolved write is committed.
  */
 
 import { asError, TaskExistsError, UsageError } from '../../protocol/local-errors.js';
 import type { AppendResult, AppendRequest, CreateTaskRequest } from '../task-store.js';
 import { batchStatementText } from './postgres-batch-statement.js';
-import {
-  batchToken,
-  runBatch,
-  type BatchContext,
-  type EntryOutcome,
-} from './postgres-batch-run.js';
+import { runBatch, type BatchContext, type EntryOutcome } from './postgres-batch-run.js';
 import type { PostgresDatabase } from './postgres-database.js';
 import {
   appendWrite,
-  continuesCommittedArtifacts,
   continueWith,
   creationWrite,
   endsLease,
+  type TaskWrite,
 } from './postgres-task-write.js';
-import {
-  CommittedArtifacts,
-  type Lane,
-  type QueuedWrite,
-  type Slice,
-  type SliceBatch,
-} from './postgres-write-lane.js';
 
-/** Slices of one task in flight at once: one committing, the next waiting on its row. */
-export const MAX_SLICES_IN_FLIGHT = 2;
+/** A write as queued. */
+interface QueuedWrite {
+  readonly taskId: string;
+  readonly create: CreateTaskRequest | undefined;
+  readonly append: AppendRequest | undefined;
+  /** The seq the task must be at; 0 for a creation. */
+  readonly expectedSeq: number;
+  /** The seq once written. */
+  readonly seq: number;
+  /** Built on the outcome of the write queued just before it for the same task. */
+  readonly dependent: boolean;
+  readonly resolve: (result: AppendResult | undefined) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/** The queued and in-flight writes of one task. */
+interface Lane {
+  readonly taskId: string;
+  readonly queued: QueuedWrite[];
+  /** The writes of the batch in flight, if any. */
+  sent: QueuedWrite[] | undefined;
+  /**
+   * While the lane gathers (see {@link PostgresWriteQueue}): the writes it held at the last
+   * flush, and the flushes it has waited.
+   */
+  gathering: { seen: number; turns: number } | undefined;
+}
+
+/** One task's part of a batch: its writes and their fold. */
+interface BatchEntry {
+  readonly lane: Lane;
+  readonly writes: QueuedWrite[];
+  readonly fold: TaskWrite;
+}
+
+/** The flushes a gathering task waits at most for its writes to stop coming. */
+const MAX_GATHER_TURNS = 64;
 
 /** How the queue batches. */
 export interface WriteQueueOptions {
@@ -68,25 +91,25 @@ export interface WriteQueueOptions {
   readonly onTerminal: (taskId: string) => void;
 }
 
-type Failure = Exclude<EntryOutcome, { kind: 'applied' }>;
-
 /** The write queue of one store. */
 export class PostgresWriteQueue {
   readonly #options: WriteQueueOptions;
   readonly #context: BatchContext;
   readonly #lanes = new Map<string, Lane>();
-  /** Lanes with queued writes and nothing in flight, oldest first. */
+  /** Lanes with queued writes and no batch in flight, oldest first. */
   readonly #ready = new Set<Lane>();
-  /** Lanes with queued writes behind a slice in flight: candidates for a second slice. */
-  readonly #following = new Set<Lane>();
-  readonly #committed = new CommittedArtifacts();
+  /**
+   * Tasks whose batch committed, not terminal, with nothing queued behind it, since the last
+   * scheduled flush: a write of theirs before it gathers.
+   */
+  readonly #continuing = new Set<string>();
   #inFlight = 0;
   #scheduled = false;
   #nextBatch = 0;
-  /** Batches whose slices have not all settled, by number. */
-  readonly #settling = new Map<number, SliceBatch>();
+  /** Batches in flight by number, with what waits for them to settle. */
+  readonly #settling = new Map<number, (() => void)[]>();
   #closed = false;
-  /** Called once nothing is queued or in flight (see {@link close}). */
+  /** Called once nothing is queued or in flight (see {@link drained}). */
   #whenDrained: (() => void)[] = [];
 
   constructor(db: PostgresDatabase, options: WriteQueueOptions) {
@@ -102,10 +125,7 @@ export class PostgresWriteQueue {
   /** Writes queued or in flight. */
   get pending(): number {
     let count = 0;
-    for (const lane of this.#lanes.values()) {
-      count += lane.queued.length;
-      for (const slice of lane.inFlight) count += slice.writes.length;
-    }
+    for (const lane of this.#lanes.values()) count += lane.queued.length + (lane.sent?.length ?? 0);
     return count;
   }
 
@@ -134,7 +154,7 @@ export class PostgresWriteQueue {
    */
   afterBatch(batch: number, deliver: () => void): void {
     const waiting = this.#settling.get(batch);
-    if (waiting !== undefined) waiting.waiting.push(deliver);
+    if (waiting !== undefined) waiting.push(deliver);
     else setImmediate(deliver);
   }
 
@@ -158,28 +178,16 @@ export class PostgresWriteQueue {
     return new Promise((resolve, reject) => {
       let lane = this.#lanes.get(taskId);
       if (lane === undefined) {
-        lane = { taskId, queued: [], inFlight: [], seenQueued: 0 };
+        const gathering = this.#continuing.has(taskId) ? { seen: -1, turns: 0 } : undefined;
+        lane = { taskId, queued: [], sent: undefined, gathering };
         this.#lanes.set(taskId, lane);
       }
-      const last = lane.queued.at(-1) ?? lane.inFlight.at(-1)?.writes.at(-1);
+      const last = lane.queued.at(-1) ?? lane.sent?.at(-1);
       const dependent = last !== undefined && append !== undefined && last.seq === expectedSeq;
       lane.queued.push({ taskId, create, append, expectedSeq, seq, dependent, resolve, reject });
-      this.#track(lane);
+      if (lane.sent === undefined) this.#ready.add(lane);
       this.#schedule();
     });
-  }
-
-  /** Files a lane with queued writes where the flush looks for it. */
-  #track(lane: Lane): void {
-    const queued = lane.queued.length > 0;
-    if (lane.inFlight.length === 0) {
-      this.#following.delete(lane);
-      if (queued) this.#ready.add(lane);
-    } else if (queued && lane.inFlight.length < MAX_SLICES_IN_FLIGHT) {
-      this.#following.add(lane);
-    } else {
-      this.#following.delete(lane);
-    }
   }
 
   #schedule(): void {
@@ -187,193 +195,130 @@ export class PostgresWriteQueue {
     this.#scheduled = true;
     setImmediate(() => {
       this.#scheduled = false;
+      this.#continuing.clear();
+      if (this.#gather()) this.#schedule();
       this.#flush();
     });
   }
 
+  /**
+   * Ends the gathering of the lanes whose writes stopped coming since the last flush; true while
+   * some lane still gathers.
+   */
+  #gather(): boolean {
+    let gathering = false;
+    for (const lane of this.#ready) {
+      const state = lane.gathering;
+      if (state === undefined) continue;
+      const held = lane.queued.length;
+      if (
+        held === state.seen ||
+        held >= this.#options.maxBatchWrites ||
+        ++state.turns > MAX_GATHER_TURNS
+      ) {
+        lane.gathering = undefined;
+      } else {
+        state.seen = held;
+        gathering = true;
+      }
+    }
+    return gathering;
+  }
+
   /** Sends batches while slots are free and writes wait. */
   #flush(): void {
-    const max = this.#options.maxInFlight;
-    while (this.#inFlight < max && this.#ready.size > 0) {
-      this.#send(this.#takeBatch(this.#ready, false));
+    while (this.#inFlight < this.#options.maxInFlight && this.#ready.size > 0) {
+      const entries = this.#takeBatch();
+      if (entries.length === 0) return;
+      this.#inFlight++;
+      void this.#send(entries);
     }
-    if (this.#following.size === 0) return;
-    const quiet = new Set<Lane>();
-    let growing = false;
-    for (const lane of this.#following) {
-      if (!this.#canFollow(lane)) continue;
-      // Sent once the task's writes stop coming for a turn: the slice then holds all of them.
-      if (lane.queued.length === lane.seenQueued) quiet.add(lane);
-      else growing = true;
-      lane.seenQueued = lane.queued.length;
-    }
-    let sent = false;
-    if (quiet.size > 0 && this.#inFlight < max) {
-      for (const lane of quiet) this.#following.delete(lane);
-      this.#send(this.#takeBatch(quiet, true));
-      sent = true;
-    }
-    // Without a free slot, the next batch to answer flushes again.
-    if (growing || sent) this.#schedule();
   }
 
-  /** Whether a lane's next writes may go while its slice in flight commits. */
-  #canFollow(lane: Lane): boolean {
-    const head = lane.queued[0];
-    const sent = lane.inFlight[0];
-    return (
-      lane.inFlight.length === 1 &&
-      sent !== undefined &&
-      // One slice follows another at most: a refused one is sent again with nothing behind it.
-      !sent.following &&
-      sent.fold.creation === undefined &&
-      sent.doomedBy === undefined &&
-      head !== undefined &&
-      head.dependent &&
-      head.resent !== true &&
-      head.append !== undefined &&
-      continuesCommittedArtifacts(head.append, this.#committed.of(lane.taskId))
-    );
-  }
-
-  /**
-   * Takes the next slice of each of `lanes`, oldest lane first, up to the batch size. Behind a
-   * slice in flight (`following`), only the writes that may follow it are taken.
-   */
-  #takeBatch(lanes: Set<Lane>, following: boolean): Slice[] {
-    const batch: SliceBatch = { number: this.#nextBatch++, unsettled: 0, waiting: [] };
-    const slices: Slice[] = [];
+  /** The next batch: the first writes of the ready lanes, oldest lane first. */
+  #takeBatch(): BatchEntry[] {
+    const entries: BatchEntry[] = [];
     let writes = 0;
-    const limit = this.#options.maxBatchWrites;
-    for (const lane of lanes) {
-      if (writes >= limit) break;
-      lanes.delete(lane);
-      const committed = following ? this.#committed.of(lane.taskId) : undefined;
+    for (const lane of this.#ready) {
+      if (writes >= this.#options.maxBatchWrites) break;
+      if (lane.gathering !== undefined) continue;
+      this.#ready.delete(lane);
       const head = lane.queued[0] as QueuedWrite;
       const taken = [head];
       const fold =
         head.create !== undefined
           ? creationWrite(head.create)
           : appendWrite(head.append as AppendRequest);
-      for (let i = 1; i < lane.queued.length && writes + taken.length < limit; i++) {
+      for (
+        let i = 1;
+        i < lane.queued.length && writes + taken.length < this.#options.maxBatchWrites;
+        i++
+      ) {
         const next = lane.queued[i] as QueuedWrite;
         if (!next.dependent || next.append === undefined) break;
-        if (following && !continuesCommittedArtifacts(next.append, committed)) break;
         continueWith(fold, next.append);
         taken.push(next);
       }
       lane.queued.splice(0, taken.length);
-      lane.seenQueued = 0;
+      lane.sent = taken;
       writes += taken.length;
-      const before = following ? lane.inFlight[0] : undefined;
-      const after = before === undefined ? null : batchToken(this.#context, before.batch.number);
-      const slice: Slice = {
-        lane,
-        writes: taken,
-        fold,
-        following,
-        after,
+      entries.push({ lane, writes: taken, fold });
+    }
+    return entries;
+  }
+
+  async #send(entries: BatchEntry[]): Promise<void> {
+    const batch = this.#nextBatch++;
+    this.#settling.set(batch, []);
+    let outcomes: EntryOutcome[];
+    try {
+      outcomes = await runBatch(
+        this.#context,
+        entries.map((entry) => entry.fold),
         batch,
-        outcome: undefined,
-      };
-      lane.inFlight.push(slice);
-      slices.push(slice);
-      // What the batch's size limit left may follow in a later batch.
-      this.#track(lane);
+      );
+    } catch (error) {
+      // Nothing above throws but a bug: fail the batch's writes rather than lose them.
+      const failure = asError(error);
+      outcomes = entries.map(() => ({ kind: 'failed', error: failure }));
     }
-    batch.unsettled = slices.length;
-    return slices;
+    entries.forEach((entry, i) => this.#settle(entry, outcomes[i] as EntryOutcome));
+    this.#inFlight--;
+    const waiting = this.#settling.get(batch) ?? [];
+    this.#settling.delete(batch);
+    if (waiting.length > 0) setImmediate(() => waiting.forEach((deliver) => deliver()));
+    this.#flush();
   }
 
-  #send(slices: Slice[]): void {
-    const batch = (slices[0] as Slice).batch;
-    this.#inFlight++;
-    this.#settling.set(batch.number, batch);
-    const folds = slices.map((slice) => slice.fold);
-    const after = slices.map((slice) => slice.after);
-    void runBatch(this.#context, folds, after, batch.number)
-      .catch((error: unknown): EntryOutcome[] => {
-        // Nothing above throws but a bug: fail the batch's writes rather than lose them.
-        const failure = asError(error);
-        return folds.map(() => ({ kind: 'failed', error: failure }));
-      })
-      .then((outcomes) => {
-        this.#inFlight--;
-        slices.forEach((slice, i) => (slice.outcome = outcomes[i]));
-        for (const slice of slices) this.#settleLane(slice.lane);
-        this.#flush();
-      });
-  }
-
-  /** Settles a lane's slices whose outcome is known, in the order they were sent. */
-  #settleLane(lane: Lane): void {
-    for (;;) {
-      const slice = lane.inFlight[0];
-      if (slice?.outcome === undefined) break;
-      lane.inFlight.shift();
-      this.#settleSlice(slice, slice.outcome);
-      if (--slice.batch.unsettled === 0) this.#settled(slice.batch);
-    }
-    if (lane.inFlight.length === 0 && lane.queued.length === 0) {
-      this.#lanes.delete(lane.taskId);
-      this.#following.delete(lane);
-      this.#ready.delete(lane);
+  /** Settles the writes of one task's part of a batch, then those that depended on them. */
+  #settle(entry: BatchEntry, outcome: EntryOutcome): void {
+    const { lane, writes, fold } = entry;
+    lane.sent = undefined;
+    if (outcome.kind === 'applied') {
+      for (const write of writes)
+        write.resolve(write.append === undefined ? undefined : { ok: true, seq: write.seq });
+      if (endsLease(fold)) this.#options.onTerminal(fold.taskId);
+      else if (lane.queued.length === 0) this.#continuing.add(lane.taskId);
     } else {
-      this.#track(lane);
+      const [head, ...rest] = writes;
+      this.#fail(head as QueuedWrite, outcome);
+      for (const write of rest) this.#fail(write, outcome, true);
+      // Queued writes built on the ones that did not go through go the same way.
+      while (lane.queued[0]?.dependent === true)
+        this.#fail(lane.queued.shift() as QueuedWrite, outcome, true);
     }
+    if (lane.queued.length > 0) this.#ready.add(lane);
+    else this.#lanes.delete(lane.taskId);
     if (this.#lanes.size === 0 && this.#whenDrained.length > 0) {
       for (const resolve of this.#whenDrained.splice(0)) resolve();
     }
   }
 
-  /** Every slice of `batch` settled: what waited for it runs, after their callbacks. */
-  #settled(batch: SliceBatch): void {
-    if (!this.#settling.delete(batch.number)) return;
-    const waiting = batch.waiting;
-    if (waiting.length > 0) setImmediate(() => waiting.forEach((deliver) => deliver()));
-  }
-
-  /** Settles the writes of one slice, then those that depended on them. */
-  #settleSlice(slice: Slice, own: EntryOutcome): void {
-    const { lane, writes, fold } = slice;
-    // Sent behind a slice that did not go through: it goes the same way, whatever it did.
-    const outcome = slice.doomedBy ?? own;
-    if (outcome.kind === 'applied') {
-      for (const write of writes)
-        write.resolve(write.append === undefined ? undefined : { ok: true, seq: write.seq });
-      this.#committed.wrote(fold);
-      if (endsLease(fold)) {
-        this.#committed.forget(fold.taskId);
-        this.#options.onTerminal(fold.taskId);
-      }
-      return;
-    }
-    if (
-      slice.following &&
-      slice.doomedBy === undefined &&
-      outcome.kind === 'refused' &&
-      writes[0]?.resent !== true
-    ) {
-      // Its statement overtook the slice before it, which has committed since: send it again.
-      for (const write of writes) write.resent = true;
-      lane.queued.unshift(...writes);
-      return;
-    }
-    const [head, ...rest] = writes;
-    if (slice.doomedBy === undefined) this.#fail(head as QueuedWrite, outcome);
-    else this.#fail(head as QueuedWrite, outcome, true);
-    for (const write of rest) this.#fail(write, outcome, true);
-    const next = lane.inFlight[0];
-    if (next !== undefined) {
-      next.doomedBy = outcome;
-      return;
-    }
-    // Queued writes built on the ones that did not go through go the same way.
-    while (lane.queued[0]?.dependent === true)
-      this.#fail(lane.queued.shift() as QueuedWrite, outcome, true);
-  }
-
-  #fail(write: QueuedWrite, outcome: Failure, dependent = false): void {
+  #fail(
+    write: QueuedWrite,
+    outcome: Exclude<EntryOutcome, { kind: 'applied' }>,
+    dependent = false,
+  ): void {
     if (
       outcome.kind === 'failed' &&
       !(dependent && outcome.error instanceof TaskExistsError && write.append !== undefined)
