@@ -11,11 +11,7 @@
  */
 
 import { asError, TaskExistsError } from '../../protocol/local-errors.js';
-import {
-  batchStatement,
-  batchStatementValues,
-  type BatchRow,
-} from './postgres-batch-statement.js';
+import { batchStatement, batchStatementValues, type BatchRow } from './postgres-batch-statement.js';
 import { toNumber, type PostgresDatabase } from './postgres-database.js';
 import { applyStoredFields, needsStoredFields, type TaskWrite } from './postgres-task-write.js';
 
@@ -118,8 +114,7 @@ async function outcomesOf(
   applied: Map<number, number>,
 ): Promise<EntryOutcome[]> {
   const refused = folds.filter((_, i) => !applied.has(i)).map((fold) => fold.taskId);
-  const current =
-    refused.length === 0 ? new Map<string, number>() : await seqsOf(context, refused);
+  const current = refused.length === 0 ? new Map<string, number>() : await seqsOf(context, refused);
   return folds.map((fold, i) => {
     if (applied.has(i)) return { kind: 'applied' };
     if (fold.creation !== undefined) {
