@@ -108,7 +108,7 @@ export class TaskRunPort implements RunForWriter {
 
   /** Keeps the task as stored in memory from its creation on; only for a task yet to create. */
   keepProjection(): void {
-    this.#keepsProjection = this.#seq === 0 && this.store.topology === 'exclusive';
+    this.#keepsProjection = this.#seq === 0;
   }
 
   /** The task as stored, cut to `view`, if kept; `undefined` otherwise. */
@@ -188,6 +188,8 @@ export class TaskRunPort implements RunForWriter {
       this.#deps.logger.warn({ taskId: this.taskId }, 'task vanished while running');
       return true;
     }
+    // Another process wrote: what the run kept no longer is the task as stored.
+    if (stored.seq !== this.#seq) this.#projection = undefined;
     this.#seq = stored.seq;
     this.#state = stored.state;
     this.metrics.state(stored.state);
