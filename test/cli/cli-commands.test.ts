@@ -288,7 +288,7 @@ describe('tandem tasks, get and cancel', () => {
     expect(stdout).toContain('message\n  Report finished\n');
     expect(stdout).toMatch(/History \(\d\)\n {2}user\n {4}report\n/);
     expect(stdout).toContain('Artifacts (1)\n  report (artifact ');
-    expect(stdout).toContain('    Summary: all good\n    {\n      "score": 42,');
+    expect(stdout).toContain('    Summary: all good\n    {"score":42,"tags":["a","b"]}\n');
     expect(stdout).toContain('    file: r.pdf (application/pdf) https://example.com/r.pdf\n');
     expect(stdout).toContain('    file: hello.txt (text/plain) 5 bytes\n');
   });

@@ -21,13 +21,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const REPORT = `Summary: all good
-{
-  "score": 42,
-  "tags": [
-    "a",
-    "b"
-  ]
-}
+{"score":42,"tags":["a","b"]}
 file: r.pdf (application/pdf) https://example.com/r.pdf
 file: hello.txt (text/plain) 5 bytes
 Report finished
