@@ -89,9 +89,12 @@ function requiredKinds(card: AgentCard | undefined): CredentialKind[] {
 
 /** The server's own words in a refusal's body (a JSON error's message), shortened. */
 function serverReason(error: HttpStatusError): string | undefined {
+  // gRPC has no body: the status details follow "gRPC status X from <where>: ".
+  const details = /^gRPC status \S+ from .*?: (.+)$/s.exec(error.message)?.[1];
   let body: unknown;
   try {
-    body = JSON.parse(error.body) as unknown;
+    body =
+      details === undefined ? (JSON.parse(error.body) as unknown) : { error: { message: details } };
   } catch {
     return undefined;
   }
@@ -142,7 +145,7 @@ export function refusalMessage(
           : /^\d+$/.test(wait)
             ? `in ${wait}s`
             : `after ${wait}`;
-      return `the agent limits how often this caller may call (HTTP 429); try again ${after}`;
+      return `the agent limits how often this caller may call (HTTP 429)${said}; try again ${after}`;
     }
     default:
       return undefined;
