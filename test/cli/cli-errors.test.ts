@@ -219,14 +219,10 @@ describe.concurrent('--json failures', () => {
   it('prints one JSON object on stdout and the line on stderr', async () => {
     const { code, stdout, stderr } = await runCli(['get', server.urlOf('echo'), 'nope', '--json']);
     expect(code).toBe(3);
-    expect(JSON.parse(stdout)).toEqual({
-      error: {
-        type: 'TaskNotFoundError',
-        code: -32001,
-        message: expect.stringMatching(/^TaskNotFoundError \(-32001\): /),
-        exitCode: 3,
-      },
-    });
+    const { error } = JSON.parse(stdout) as { error: Record<string, unknown> };
+    expect(Object.keys(error).sort()).toEqual(['code', 'exitCode', 'message', 'type']);
+    expect(error).toMatchObject({ type: 'TaskNotFoundError', code: -32001, exitCode: 3 });
+    expect(error.message).toMatch(/^TaskNotFoundError \(-32001\): /);
     expect(lines(stderr)).toEqual([expect.stringMatching(/^tandem: TaskNotFoundError/)]);
   });
 
