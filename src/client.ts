@@ -118,6 +118,7 @@ export type {
   NodeRequestLike,
   NodeResponseLike,
   PushNotification,
+  PushRejection,
   PushReceiverHandler,
   PushReceiverOptions,
 } from './client/push-receiver.js';

@@ -16,7 +16,7 @@ import {
 } from '../client.js';
 import { parseMessage, type AgentCard } from '../index.js';
 import { ExitCode } from './exit-code.js';
-import { failureOf } from './errors-to-exit.js';
+import { failureOf, oneLine } from './errors-to-exit.js';
 import { writeCard, writeInvalidCard } from './render-card.js';
 import { UsageFailure } from './cli-values.js';
 import { runCommand } from './run-command.js';
@@ -82,7 +82,7 @@ function keysOfFile(path: string): PublicJwk[] {
 
 /** Runs the command; resolves with the exit code. */
 export function run(args: string[]): Promise<number> {
-  const spec = { name: 'card', help: HELP, options: OPTIONS };
+  const spec = { name: 'card', help: HELP, options: OPTIONS, warnMissingCredential: false };
   return runCommand(spec, args, async ({ terminal, url, connect, values }) => {
     const trust: CardTrust = {
       keys: (values['trust-key'] ?? []).flatMap(keysOfFile),
@@ -120,7 +120,14 @@ export function run(args: string[]): Promise<number> {
         return ExitCode.Success;
       } catch (error) {
         if (!(error instanceof AgentCardError)) throw error;
-        terminal.error(`tandem: ${error.message}`);
+        const trustsNothing =
+          (trust.keys as PublicJwk[]).length === 0 && trust.jwksUrls?.length === 0;
+        const signed = (client.card.signatures ?? []).length > 0;
+        const hint =
+          signed && trustsNothing
+            ? "; no key is trusted: pass --trust-key PATH with the signer's public key (the .pub.pem of tandem keygen), or --trust-jku URL"
+            : '';
+        terminal.error(`tandem: ${oneLine(error.message)}${hint}`);
         return ExitCode.TaskFailed;
       }
     } catch (error) {

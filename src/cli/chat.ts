@@ -182,7 +182,9 @@ class ChatSession {
       return;
     }
     turn.canceling = true;
-    terminal.error(terminal.style.dim(`canceling task ${taskId}… (Ctrl-C again to quit)`));
+    terminal.interruptNotice(
+      terminal.style.dim(`canceling task ${taskId}… (Ctrl-C again to quit)`),
+    );
     this.client.cancelTask({ id: taskId }).then(
       (task) => {
         // The stream normally ends with the CANCELED event; cut it if it does not come.

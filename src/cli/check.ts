@@ -11,7 +11,7 @@
 import { createPublicKey } from 'node:crypto';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import type { parseArgs } from 'node:util';
 import {
   AgentUnreachableError,
   checkAgent,
@@ -30,9 +30,15 @@ import { clientTlsOf } from './client-tls.js';
 import { failureOf } from './errors-to-exit.js';
 import { ExitCode, INTERRUPTED_EXIT_CODE } from './exit-code.js';
 import { onInterrupt } from './interrupts.js';
+import { parseCommandLine } from './parse-command-line.js';
 import { progressText, writeReport } from './render-check.js';
 import { SHARED_HELP, SHARED_OPTIONS } from './shared-options.js';
 import { Terminal } from './terminal.js';
+
+/** The shared help without the entry of `--flag` (its line and the indented ones after it). */
+function withoutSharedFlag(help: string, flag: string): string {
+  return help.replace(new RegExp(`\\n {2}--${flag}\\b[^\\n]*(?:\\n {6,}[^\\n]*)*`), '');
+}
 
 const HELP = `Usage: tandem check <url> [options]
 
@@ -56,9 +62,10 @@ Check options:
                           127.0.0.1 when the agent runs on loopback; otherwise the check is skipped)
   --junit <file>          Also write the report as JUnit XML to <file>
   --trust-key <path>      A key trusted to sign the card (PEM, JWK or JWKS; repeatable)
-  --timeout <duration>    Time limit of each request, e.g. 5s (default 10s)
+  --timeout <duration>    Time limit of each request: a number and a unit (ms, s, m, h, d),
+                          e.g. 5s (default 10s)
 
-${SHARED_HELP.replace(/\n {2}--binding[^\n]*\n[^\n]*\n/, '\n').replace(/\n {2}--timeout[^\n]*\n[^\n]*\n/, '\n')}
+${withoutSharedFlag(withoutSharedFlag(SHARED_HELP, 'binding'), 'timeout')}
 
 Exit codes: 0 no MUST check failed (warnings and skips allowed), 1 a MUST check failed,
 2 usage error, 3 the agent could not be reached at all.`;
@@ -216,7 +223,12 @@ export async function run(args: string[]): Promise<number> {
   let options: CheckOptions;
   let junit: string | undefined;
   try {
-    const parsed = parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: true });
+    const parsed = parseCommandLine({
+      args,
+      options: OPTIONS,
+      strict: true,
+      allowPositionals: true,
+    });
     values = parsed.values;
     if (values.help === true) {
       process.stdout.write(`${HELP}\n`);

@@ -28,6 +28,7 @@ export const clientCommands = {
   get: (): Promise<CommandModule> => traced(import('./get.js')),
   cancel: (): Promise<CommandModule> => traced(import('./cancel.js')),
   subscribe: (): Promise<CommandModule> => traced(import('./subscribe.js')),
+  push: (): Promise<CommandModule> => traced(import('./push.js')),
   // Calls no agent, but shares this bundle's protocol code; `serve` stays without it.
   schema: (): Promise<CommandModule> => import('./schema.js'),
   keygen: (): Promise<CommandModule> => import('./keygen.js'),

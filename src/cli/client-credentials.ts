@@ -27,8 +27,12 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-/** The first non-blank line of `path`, trimmed: a file with a trailing newline is the usual. */
-function readSecret(path: string, option: string): string {
+/**
+ * The first non-blank line of `path`, trimmed: a file with a trailing newline is the usual.
+ *
+ * @throws UsageFailure naming `option` when the file cannot be read or holds no line.
+ */
+export function readSecretFile(path: string, option: string): string {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -67,7 +71,7 @@ function one(
   if (file !== undefined && value !== undefined) {
     throw new UsageFailure(`Give --${flag} or --${flag}-file, not both`);
   }
-  if (file !== undefined) return readSecret(file, `--${flag}-file`);
+  if (file !== undefined) return readSecretFile(file, `--${flag}-file`);
   if (value !== undefined) {
     warn(secretOnCommandLine(flag, `${variable} or --${flag}-file <path>`));
     return value;

@@ -9,10 +9,12 @@ import {
   AgentCardError,
   CallTimeoutError,
   ConnectionError,
+  HttpStatusError,
   NoCompatibleInterfaceError,
   ProtocolViolationError,
 } from '../client.js';
 import { isA2AError, type TaskState } from '../index.js';
+import { refusalMessage, type CallSituation } from './access-refusal.js';
 import { UsageFailure } from './cli-values.js';
 import { ExitCode } from './exit-code.js';
 
@@ -21,6 +23,52 @@ export interface Failure {
   readonly exitCode: number;
   /** One line, without the `tandem:` prefix. */
   readonly message: string;
+}
+
+/**
+ * An error whose failure a command has already put in words (a hint only it can give), passed
+ * up to the shared frame to be printed like any other.
+ */
+export class CommandFailure extends Error {
+  override readonly name = 'CommandFailure';
+  constructor(
+    readonly failure: Failure,
+    options?: { cause?: unknown },
+  ) {
+    super(failure.message, options);
+  }
+}
+
+/** `--json`'s form of a failure: one object on stdout, beside the line on stderr. */
+export interface JsonFailure {
+  readonly error: {
+    /** The error's type: an A2A error's (`TaskNotFoundError`), else the client's class name. */
+    readonly type: string;
+    /** The A2A error code, for an A2A error. */
+    readonly code?: number;
+    readonly message: string;
+    readonly exitCode: number;
+  };
+}
+
+/** The JSON object of a failure, for `--json`. */
+export function jsonFailureOf(error: unknown, failure: Failure): JsonFailure {
+  const cause = error instanceof CommandFailure ? error.cause : error;
+  const type = isA2AError(cause)
+    ? cause.type
+    : cause instanceof UsageFailure
+      ? 'UsageError'
+      : cause instanceof Error
+        ? cause.name
+        : 'Error';
+  return {
+    error: {
+      type,
+      ...(isA2AError(cause) ? { code: cause.code } : {}),
+      message: failure.message,
+      exitCode: failure.exitCode,
+    },
+  };
 }
 
 /** Collapses whitespace so that a message stays on one line. */
@@ -54,11 +102,28 @@ function timedOut(error: Error): boolean {
   return false;
 }
 
-/** Maps any error a command meets to its exit code and one-line message. */
-export function failureOf(error: unknown): Failure {
+/** The HTTP status error that is, or caused, `error` (a card fetch wraps it). */
+function httpStatusOf(error: unknown): HttpStatusError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    if (current instanceof HttpStatusError) return current;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/**
+ * Maps any error a command meets to its exit code and one-line message; `situation` (the
+ * credentials given, the card) lets a refusal say what the agent wants.
+ */
+export function failureOf(error: unknown, situation?: CallSituation): Failure {
   if (error instanceof UsageFailure) {
     return { exitCode: ExitCode.Usage, message: oneLine(error.message) };
   }
+  if (error instanceof CommandFailure) return error.failure;
+  const status = httpStatusOf(error);
+  const refusal = status === undefined ? undefined : refusalMessage(status, situation);
+  if (refusal !== undefined) return { exitCode: ExitCode.Connection, message: refusal };
   if (isA2AError(error)) {
     return {
       exitCode: ExitCode.Connection,

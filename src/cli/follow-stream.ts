@@ -4,9 +4,9 @@
  * exit code of the state the task settled in.
  */
 
-import type { A2AClient } from '../client.js';
+import { ConnectionError, type A2AClient } from '../client.js';
 import type { StreamResponse } from '../index.js';
-import { failureOf } from './errors-to-exit.js';
+import { CommandFailure, failureOf } from './errors-to-exit.js';
 import { ExitCode } from './exit-code.js';
 import { exitInterrupted, onInterrupt } from './interrupts.js';
 import { EventRenderer } from './render-events.js';
@@ -38,11 +38,19 @@ export async function followStream(
   let canceling = false;
   const stopListening = onInterrupt(() => {
     const taskId = renderer.taskId;
+    if (!options.cancelOnInterrupt && taskId !== undefined && !renderer.settled) {
+      terminal.interruptNotice(
+        `tandem: detached; the task keeps running (follow it again with: tandem subscribe ${url} ${taskId})`,
+      );
+      exitInterrupted(terminal);
+    }
     if (!options.cancelOnInterrupt || canceling || taskId === undefined || renderer.settled) {
       exitInterrupted(terminal);
     }
     canceling = true;
-    terminal.error(terminal.style.dim(`canceling task ${taskId}… (Ctrl-C again to quit)`));
+    terminal.interruptNotice(
+      terminal.style.dim(`canceling task ${taskId}… (Ctrl-C again to quit)`),
+    );
     client.cancelTask({ id: taskId }).catch((error: unknown) => {
       terminal.error(`tandem: the task could not be canceled: ${failureOf(error).message}`);
     });
@@ -53,6 +61,19 @@ export async function followStream(
       if (terminal.json) terminal.jsonLine(event);
       renderer.render(event);
     }
+  } catch (error) {
+    const taskId = renderer.taskId;
+    if (!(error instanceof ConnectionError) || taskId === undefined || renderer.settled)
+      throw error;
+    // The server went away mid-task; the task itself may well go on.
+    const { exitCode, message } = failureOf(error);
+    throw new CommandFailure(
+      {
+        exitCode,
+        message: `${message}; the task may still be running: follow it with tandem subscribe ${url} ${taskId}`,
+      },
+      { cause: error },
+    );
   } finally {
     stopListening();
     renderer.finish();

@@ -7,10 +7,10 @@
 
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
 import { parseAgentUrl, UsageFailure } from './cli-values.js';
 import { failureOf } from './errors-to-exit.js';
 import { ExitCode } from './exit-code.js';
+import { parseCommandLine } from './parse-command-line.js';
 import { clientOptionsFrom } from './shared-options.js';
 import { createInspectorApp } from '../inspector/inspector-app.js';
 import type { BindingChoice, Credentials, FailureView } from '../inspector/inspector-api.js';
@@ -57,12 +57,7 @@ const OPTIONS = {
 export const DEFAULT_INSPECT_PORT = 41242;
 
 function parse(args: string[]) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: true });
-  } catch (error) {
-    throw new UsageFailure(error instanceof Error ? error.message : String(error));
-  }
+  const parsed = parseCommandLine({ args, options: OPTIONS, strict: true, allowPositionals: true });
   const { values, positionals } = parsed;
   if (positionals.length > 1) throw new UsageFailure(`unexpected argument "${positionals[1]}"`);
   const port = Number(values.port ?? DEFAULT_INSPECT_PORT);

@@ -7,9 +7,9 @@
 
 import { createHash, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { UsageFailure } from './cli-values.js';
 import { ExitCode } from './exit-code.js';
+import { parseCommandLine } from './parse-command-line.js';
 
 const HELP = `Usage: tandem keygen [--alg ES256|RS256|EdDSA] [--out <prefix>] [--force]
 
@@ -56,7 +56,7 @@ function thumbprint(jwk: Record<string, unknown>): string {
 export function run(args: string[]): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({
+    ({ values } = parseCommandLine({
       args,
       options: {
         alg: { type: 'string' },

@@ -7,15 +7,17 @@
 
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
 import { createPushReceiver, toNodePushListener, type PushNotification } from '../client.js';
 import { UsageFailure } from './cli-values.js';
 import { secretOnCommandLine } from './client-credentials.js';
 import { ExitCode } from './exit-code.js';
+import { parseCommandLine } from './parse-command-line.js';
 
 const HELP = `Usage: tandem listen [--port <n>] [--host <host>] [--token <token>] [--json]
 
-Receives push notifications (webhook POSTs of StreamResponse events) and prints them.
+Receives push notifications (webhook POSTs of StreamResponse events) and prints them, one line
+each; each delivery it refuses (wrong token, a body that is no StreamResponse) gets one line on
+stderr with the reason.
 
 Options:
   --port <n>       Port to listen on (default 0: any free port, printed at start)
@@ -54,7 +56,7 @@ function describe(notification: PushNotification): string {
 export async function run(args: string[]): Promise<number> {
   let options: { port: number; host: string; token: string | undefined; json: boolean };
   try {
-    const { values } = parseArgs({
+    const { values } = parseCommandLine({
       args,
       options: {
         port: { type: 'string' },
@@ -93,6 +95,10 @@ export async function run(args: string[]): Promise<number> {
   }
   const receiver = createPushReceiver({
     token: options.token,
+    // A refused delivery is what someone trying push needs to see: the agent only retries.
+    onReject: ({ status, reason }) => {
+      console.error(`tandem listen: refused a delivery (HTTP ${status}): ${reason}`);
+    },
     onNotification: (notification) => {
       if (options.json) {
         const { deliveryId, taskId, kind, payload } = notification;

@@ -6,6 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { ClientCommandName, CommandModule } from './client-commands.js';
+import { didYouMean } from './did-you-mean.js';
 import { ExitCode } from './exit-code.js';
 
 interface CommandEntry {
@@ -33,6 +34,7 @@ const commands: Record<string, CommandEntry> = {
   subscribe: client('Follow a running task live', 'subscribe'),
   schema: client('Print the JSON Schema of the A2A messages', 'schema'),
   keygen: client('Write a key pair for signing agent cards', 'keygen'),
+  push: client("Manage a task's push notification configs", 'push'),
   listen: client('Receive push notifications and print them', 'listen'),
   check: client('Check an agent against the A2A specification', 'check'),
   inspect: client('Open the web inspector for an agent', 'inspect'),
@@ -78,12 +80,30 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = commands[first];
   if (command === undefined) {
-    console.error(`tandem: unknown command "${first}". Run \`tandem --help\` for the list.`);
+    const kind = first.startsWith('-') ? 'option' : 'command';
+    const known = kind === 'option' ? ['--help', '--version'] : Object.keys(commands);
+    console.error(
+      `tandem: unknown ${kind} "${first}"${didYouMean(first, known) || '.'} Run \`tandem --help\` for the list.`,
+    );
     return ExitCode.Usage;
   }
   const module = await command.load();
   return module.run(rest);
 }
+
+/**
+ * A reader that went away (`tandem tasks URL | head -1`) is not an error of ours: stop quietly,
+ * as git does, instead of dying of an unhandled EPIPE with a stack trace.
+ */
+function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? ExitCode.Success);
+  });
+}
+
+exitQuietlyOnClosedPipe(process.stdout);
+exitQuietlyOnClosedPipe(process.stderr);
 
 main(process.argv.slice(2)).then(
   (code) => {

@@ -53,9 +53,13 @@ export function describeFile(part: Part): string {
   return `file: ${name}${type} ${where}`;
 }
 
-/** A data part as indented JSON. */
+/** The widest data part printed on one line; a larger one is indented to stay readable. */
+const ONE_LINE_DATA = 100;
+
+/** A data part as JSON: one line (`{"sum":7}`) when short, indented when it would be long. */
 export function describeData(data: unknown): string {
-  return JSON.stringify(data, null, 2);
+  const compact = JSON.stringify(data);
+  return compact.length <= ONE_LINE_DATA ? compact : JSON.stringify(data, null, 2);
 }
 
 /**

@@ -5,11 +5,17 @@
  * only deals with the happy path and with the failures that are particular to it.
  */
 
-import { parseArgs } from 'node:util';
+import type { parseArgs } from 'node:util';
 import { createClient, type A2AClient, type ClientOptions } from '../client.js';
+import {
+  givenCredentials,
+  missingCredentialWarning,
+  type CallSituation,
+} from './access-refusal.js';
 import { parseAgentUrl, UsageFailure } from './cli-values.js';
-import { failureOf, type Failure } from './errors-to-exit.js';
+import { failureOf, jsonFailureOf, type Failure } from './errors-to-exit.js';
 import { ExitCode } from './exit-code.js';
+import { parseCommandLine } from './parse-command-line.js';
 import {
   clientOptionsFrom,
   terminalSettingsFrom,
@@ -40,6 +46,16 @@ export interface CommandSpec<O extends OptionTable> {
    * before the shared mapping.
    */
   readonly failureOf?: (error: unknown) => Failure | undefined;
+  /**
+   * Whether `connect` warns when the card requires a credential none was given (default true;
+   * `card` only shows the card, so it shows its security schemes instead).
+   */
+  readonly warnMissingCredential?: boolean;
+  /**
+   * Whether the command reads `--token` itself (`push create`: the notification token), so that
+   * it is not sent as the agent's bearer token.
+   */
+  readonly ownsToken?: boolean;
 }
 
 /** What a command's body receives. */
@@ -56,18 +72,13 @@ export interface CommandContext<O extends OptionTable> {
 }
 
 function parse<O extends OptionTable>(spec: CommandSpec<O>, args: string[]) {
-  try {
-    const { values, positionals } = parseArgs({
-      args,
-      options: spec.options,
-      strict: true,
-      allowPositionals: true,
-    });
-    return { values, positionals };
-  } catch (error) {
-    // parseArgs throws a TypeError whose message names the flag; make it a usage failure.
-    throw new UsageFailure(error instanceof Error ? error.message : String(error));
-  }
+  const { values, positionals } = parseCommandLine({
+    args,
+    options: spec.options,
+    strict: true,
+    allowPositionals: true,
+  });
+  return { values, positionals };
 }
 
 function checkPositionals<O extends OptionTable>(
@@ -91,6 +102,7 @@ export async function runCommand<O extends OptionTable>(
   body: (context: CommandContext<O>) => Promise<number>,
 ): Promise<number> {
   let context: CommandContext<O>;
+  let situation: CallSituation | undefined;
   try {
     const { values, positionals } = parse(spec, argv);
     const shared = values as SharedValues;
@@ -100,20 +112,35 @@ export async function runCommand<O extends OptionTable>(
     }
     checkPositionals(spec, positionals);
     const url = parseAgentUrl(positionals[0] ?? '');
-    const clientOptions = clientOptionsFrom(shared, (message) =>
-      process.stderr.write(`tandem ${spec.name}: warning: ${message}\n`),
+    const clientOptions = clientOptionsFrom(
+      spec.ownsToken === true ? { ...shared, token: undefined } : shared,
+      (message) => process.stderr.write(`tandem ${spec.name}: warning: ${message}\n`),
     );
     const terminal = new Terminal(terminalSettingsFrom(shared));
+    const known: CallSituation = { given: givenCredentials(clientOptions) };
+    situation = known;
     context = {
       values,
       url,
       args: positionals.slice(1),
       terminal,
       clientOptions,
-      connect: (extra) => createClient(url, { ...clientOptions, ...extra }),
+      connect: async (extra) => {
+        const client = await createClient(url, { ...clientOptions, ...extra });
+        known.card = client.card;
+        const missing =
+          spec.warnMissingCredential === false
+            ? undefined
+            : missingCredentialWarning(client.card, known.given);
+        if (missing !== undefined) terminal.error(`tandem ${spec.name}: warning: ${missing}`);
+        return client;
+      },
     };
   } catch (error) {
     const failure = failureOf(error);
+    if (argv.includes('--json')) {
+      process.stdout.write(`${JSON.stringify(jsonFailureOf(error, failure))}\n`);
+    }
     process.stderr.write(`tandem ${spec.name}: ${failure.message}\n`);
     process.stderr.write(`Run \`tandem ${spec.name} --help\` for the usage.\n`);
     return failure.exitCode;
@@ -121,8 +148,9 @@ export async function runCommand<O extends OptionTable>(
   try {
     return await body(context);
   } catch (error) {
-    const failure = spec.failureOf?.(error) ?? failureOf(error);
+    const failure = spec.failureOf?.(error) ?? failureOf(error, situation);
     context.terminal.close();
+    if (context.terminal.json) context.terminal.jsonLine(jsonFailureOf(error, failure));
     if (failure.exitCode === ExitCode.Usage) {
       context.terminal.error(`tandem ${spec.name}: ${failure.message}`);
       context.terminal.error(`Run \`tandem ${spec.name} --help\` for the usage.`);

@@ -4,10 +4,10 @@
  * No agent is called.
  */
 
-import { parseArgs } from 'node:util';
 import { SCHEMA_TYPE_NAMES, isSchemaTypeName, jsonSchemaBundle, jsonSchemaOf } from '../index.js';
 import { UsageFailure } from './cli-values.js';
 import { ExitCode } from './exit-code.js';
+import { parseCommandLine } from './parse-command-line.js';
 
 const HELP = `Usage: tandem schema [Type]
 
@@ -70,20 +70,11 @@ function typeOf(positionals: readonly string[]): string | undefined {
   throw new UsageFailure(`unknown message or enum "${name}"; ${hint}`);
 }
 
-/** A mistake on the command line: ours, or one that parseArgs reports (an unknown option). */
-function isUsageMistake(error: unknown): error is Error {
-  if (error instanceof UsageFailure) return true;
-  const code = (error as { code?: unknown } | null)?.code;
-  return (
-    error instanceof TypeError && typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')
-  );
-}
-
 /** Runs the command; resolves with the exit code. */
 export function run(args: string[]): Promise<number> {
   let type: string | undefined;
   try {
-    const { values, positionals } = parseArgs({
+    const { values, positionals } = parseCommandLine({
       args,
       options: { help: { type: 'boolean', short: 'h' } },
       strict: true,
@@ -95,7 +86,7 @@ export function run(args: string[]): Promise<number> {
     }
     type = typeOf(positionals);
   } catch (error) {
-    if (!isUsageMistake(error)) throw error;
+    if (!(error instanceof UsageFailure)) throw error;
     process.stderr.write(`tandem schema: ${error.message}\n`);
     process.stderr.write('Run `tandem schema --help` for the usage.\n');
     return Promise.resolve(ExitCode.Usage);

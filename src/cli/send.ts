@@ -6,6 +6,7 @@
 
 import { writeParts, stateLabel, writeTaskAnswer } from './render-task.js';
 import { ExitCode } from './exit-code.js';
+import { INLINE_PUSH_HELP, INLINE_PUSH_OPTIONS, inlinePushConfigOf } from './inline-push.js';
 import { exitOnInterrupt } from './interrupts.js';
 import { buildMessage, MESSAGE_HELP, MESSAGE_OPTIONS } from './message-input.js';
 import { runCommand } from './run-command.js';
@@ -15,6 +16,7 @@ import { reportOutcome } from './task-outcome.js';
 const OPTIONS = {
   ...SHARED_OPTIONS,
   ...MESSAGE_OPTIONS,
+  ...INLINE_PUSH_OPTIONS,
   'no-wait': { type: 'boolean' },
 } as const;
 
@@ -26,6 +28,7 @@ message (the result, a question, or why the task failed).
 
 Options:
 ${MESSAGE_HELP}
+${INLINE_PUSH_HELP}
   --no-wait               Return as soon as the task is created (returnImmediately) and print
                           its id and state; follow it with \`tandem subscribe\` or \`tandem get\`
 
@@ -41,13 +44,18 @@ export function run(args: string[]): Promise<number> {
   const spec = { name: 'send', help: HELP, options: OPTIONS, variadic: true };
   return runCommand(spec, args, async ({ values, args: words, terminal, url, connect }) => {
     const message = await buildMessage(values, words);
+    const push = inlinePushConfigOf(values);
+    const configuration = {
+      ...(values['no-wait'] === true ? { returnImmediately: true } : {}),
+      ...(push === undefined ? {} : { taskPushNotificationConfig: push }),
+    };
     const client = await connect();
     const stopListening = exitOnInterrupt(terminal);
     terminal.activity('waiting for the agent…');
     const response = await client
       .sendMessage({
         message,
-        ...(values['no-wait'] === true ? { configuration: { returnImmediately: true } } : {}),
+        ...(Object.keys(configuration).length === 0 ? {} : { configuration }),
       })
       .finally(() => {
         stopListening();

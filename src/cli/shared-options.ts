@@ -43,8 +43,9 @@ export const SHARED_HELP = `Connection and output options:
   --header 'Name: value'  Add a header to every request (repeatable)
   --binding <binding>     Use only this protocol binding: jsonrpc | rest | grpc
                           (default: JSON-RPC, then REST, then gRPC, as the card offers)
-  --timeout <duration>    Time limit of each call, e.g. 30s, 2m (default 60s, 0 for none);
-                          for streams, the wait for the first event
+  --timeout <duration>    Time limit of each call: a number and a unit (ms, s, m, h, d),
+                          e.g. 30s or 2m (default 60s, 0 for none); for streams, the wait
+                          for the first event
   --json                  Machine-readable output on stdout (no colours, no spinner)
   --no-color              No colours (also when NO_COLOR is set)
   -h, --help              Show this help`;

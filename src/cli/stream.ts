@@ -5,11 +5,12 @@
  */
 
 import { followStream } from './follow-stream.js';
+import { INLINE_PUSH_HELP, INLINE_PUSH_OPTIONS, inlinePushConfigOf } from './inline-push.js';
 import { buildMessage, MESSAGE_HELP, MESSAGE_OPTIONS } from './message-input.js';
 import { runCommand } from './run-command.js';
 import { SHARED_HELP, SHARED_OPTIONS } from './shared-options.js';
 
-const OPTIONS = { ...SHARED_OPTIONS, ...MESSAGE_OPTIONS } as const;
+const OPTIONS = { ...SHARED_OPTIONS, ...MESSAGE_OPTIONS, ...INLINE_PUSH_OPTIONS } as const;
 
 const HELP = `Usage: tandem stream <url> <text...> [options]
 
@@ -19,6 +20,7 @@ state at the end. Ctrl-C cancels the task on the server (a second Ctrl-C quits a
 
 Options:
 ${MESSAGE_HELP}
+${INLINE_PUSH_HELP}
 
 ${SHARED_HELP}
 
@@ -33,8 +35,13 @@ export function run(args: string[]): Promise<number> {
   const spec = { name: 'stream', help: HELP, options: OPTIONS, variadic: true };
   return runCommand(spec, args, async ({ values, args: words, terminal, url, connect }) => {
     const message = await buildMessage(values, words);
+    const push = inlinePushConfigOf(values);
     const client = await connect();
-    return followStream(client.sendStreamingMessage({ message }), {
+    const request = {
+      message,
+      ...(push === undefined ? {} : { configuration: { taskPushNotificationConfig: push } }),
+    };
+    return followStream(client.sendStreamingMessage(request), {
       terminal,
       client,
       url,

@@ -137,6 +137,16 @@ export class Terminal {
   }
 
   /**
+   * Writes a notice about Ctrl-C to stderr on a line of its own: the terminal has just echoed
+   * `^C` where the cursor was, and the notice must not run on after it.
+   */
+  interruptNotice(text: string): void {
+    const closesItself = this.spinnerShown || (!this.atLineStart && this.out.isTTY === true);
+    if (this.err.isTTY === true && !closesItself) this.err.write('\n');
+    this.error(text);
+  }
+
+  /**
    * Shows a spinner with `text` on stderr while something is in progress (a TTY only); `undefined`
    * removes it.
    */

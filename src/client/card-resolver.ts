@@ -30,8 +30,15 @@ import {
 } from './interceptor.js';
 import { resolveRetryPolicy, withRetry, type RetryOptions } from './retry-policy.js';
 
-/** The path of the well-known card below an agent's base URL (spec 8.2, 14.3). */
-export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
+import { AGENT_CARD_PATH } from './card-paths.js';
+import {
+  cardNotFoundMessage,
+  listedAgentPaths,
+  offersInterfaceAt,
+  parentCardUrl,
+} from './card-not-found.js';
+
+export { AGENT_CARD_PATH };
 
 /** Where A2A 0.2 and some 0.3 agents serve their card instead. */
 const LEGACY_AGENT_CARD_PATH = '/.well-known/agent.json';
@@ -255,7 +262,13 @@ export function createCardResolver(options: CardResolverOptions = {}): CardResol
       try {
         value = JSON.parse(text) as unknown;
       } catch (error) {
-        throw new AgentCardError(`The agent card at ${url} is not JSON`, [], { cause: error });
+        const type = (response.headers.get('content-type') ?? 'no content type').split(';')[0];
+        throw new AgentCardError(
+          `${url} answered ${type === 'text/html' ? 'an HTML page' : `${type}, not JSON`}, ` +
+            "not an agent card; give the agent's base URL or its card URL",
+          [],
+          { cause: error },
+        );
       }
       const { card, warnings } = await readAgentCardWithWarnings(value, url);
       const etag = response.headers.get('etag') ?? undefined;
@@ -303,29 +316,28 @@ export function createCardResolver(options: CardResolverOptions = {}): CardResol
         try {
           return { ...(await fetchFrom(url)), url };
         } catch (error) {
-          // 0.2 and early 0.3 agents serve their card at the legacy path only.
-          const legacy = legacyCardUrl(url);
-          if (legacy === undefined || !(error instanceof HttpStatusError) || error.status !== 404) {
-            throw error;
-          }
-          const cachedLegacy = cache.get(legacy);
-          if (cachedLegacy !== undefined && now() < cachedLegacy.expiresAt) {
-            return { card: cachedLegacy.card, url: legacy, warnings: cachedLegacy.warnings };
-          }
-          try {
-            return { ...(await fetchFrom(legacy)), url: legacy };
-          } catch {
-            throw error;
-          }
+          if (!(error instanceof HttpStatusError) || error.status !== 404) throw error;
+          const found = await findElsewhere(url, (from) => {
+            const hit = cache.get(from);
+            return hit !== undefined && now() < hit.expiresAt
+              ? { card: hit.card, warnings: hit.warnings }
+              : fetchFrom(from);
+          });
+          if (found !== undefined) return found;
+          const paths = await listedAgentPaths(url, (listing) =>
+            send(
+              new Request(listing, {
+                headers: { accept: 'application/json' },
+                signal: scope.signal,
+              }),
+            ),
+          );
+          throw new AgentCardError(cardNotFoundMessage(url, paths), [], { cause: error });
         }
       } catch (error) {
         if (scope.callerAborted || error instanceof AgentCardError) throw error;
         const reason = error instanceof Error ? error.message : String(error);
-        const hint =
-          error instanceof HttpStatusError && error.status === 404
-            ? '; is this the agent base URL? Pass the card URL if it lives elsewhere'
-            : '';
-        throw new AgentCardError(`Could not fetch the agent card at ${url}: ${reason}${hint}`, [], {
+        throw new AgentCardError(`Could not fetch the agent card at ${url}: ${reason}`, [], {
           cause: error,
         });
       } finally {
@@ -340,6 +352,36 @@ export function createCardResolver(options: CardResolverOptions = {}): CardResol
 }
 
 const NO_MESSAGE: Readonly<Record<string, never>> = Object.freeze({});
+
+/**
+ * The card meant by a URL whose own card is not found: the legacy `agent.json` of 0.2 and early
+ * 0.3 agents, or the card one level up when the URL is one of its interfaces (`…/dice/a2a`
+ * given for `…/dice`). Undefined when neither is there.
+ */
+async function findElsewhere(
+  url: string,
+  fetchFrom: (from: string) => AgentCardReading | Promise<AgentCardReading>,
+): Promise<ResolvedAgentCard | undefined> {
+  // A failure at either place leaves the first answer, the 404, to be explained: these are
+  // guesses at what the URL meant, and their errors would answer a question nobody asked.
+  const attempt = async (from: string): Promise<AgentCardReading | undefined> => {
+    try {
+      return await fetchFrom(from);
+    } catch {
+      return undefined;
+    }
+  };
+  const legacy = legacyCardUrl(url);
+  const legacyReading = legacy === undefined ? undefined : await attempt(legacy);
+  if (legacy !== undefined && legacyReading !== undefined) return { ...legacyReading, url: legacy };
+  const parent = parentCardUrl(url);
+  const reading = parent === undefined ? undefined : await attempt(parent);
+  return parent !== undefined &&
+    reading !== undefined &&
+    offersInterfaceAt(reading.card, url, parent)
+    ? { ...reading, url: parent }
+    : undefined;
+}
 
 /** The legacy card URL to try when `url` is at the well-known path and was not found. */
 function legacyCardUrl(url: string): string | undefined {

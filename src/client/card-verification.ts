@@ -38,6 +38,36 @@ export interface CardVerification {
 
 const ALGORITHMS = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'EdDSA'];
 
+/** The algorithms a key can verify, named as JWS names them; empty when unknown. */
+function algorithmsOfKey(key: PublicJwk): string[] {
+  switch (key.kty) {
+    case 'OKP':
+      return key.crv === 'Ed25519' || key.crv === 'Ed448' ? ['EdDSA'] : [];
+    case 'EC':
+      return { 'P-256': ['ES256'], 'P-384': ['ES384'], 'P-521': ['ES512'] }[key.crv ?? ''] ?? [];
+    case 'RSA':
+      return ['RS256', 'RS384', 'RS512', 'PS256'];
+    default:
+      return [];
+  }
+}
+
+/** How a key is described to a person: its algorithm, or its type. */
+function keyKind(key: PublicJwk): string {
+  const [first] = algorithmsOfKey(key);
+  if (key.kty === 'RSA') return 'RSA';
+  return first ?? `${key.kty ?? 'unknown'}${key.crv === undefined ? '' : ` ${key.crv}`}`;
+}
+
+/** jose's reason for a failed verification, in terms of the card. */
+function verificationProblem(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') {
+    return 'the signature does not match the card (the card changed after it was signed, or another key signed it)';
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
 function keysOf(trust: CardTrust): readonly PublicJwk[] {
   const keys = trust.keys;
   if (keys === undefined) return [];
@@ -78,7 +108,7 @@ export async function verifyAgentCard(
   const signatures = card.signatures ?? [];
   if (signatures.length === 0) {
     throw new AgentCardError(
-      `The agent card at ${url} is not signed, and signed cards are required (verifyCard)`,
+      `The agent card at ${url} is not signed, and a signed card was required`,
     );
   }
   const jose: typeof JoseModule = await import('jose');
@@ -99,9 +129,24 @@ export async function verifyAgentCard(
       continue;
     }
     type KeyInput = Parameters<typeof jose.flattenedVerify>[1];
-    const candidates: { key: () => Promise<KeyInput>; source: string }[] = trusted
-      .filter((key) => kid === undefined || key.kid === undefined || key.kid === kid)
-      .map((key) => ({ key: () => jose.importJWK(key, alg), source: 'trusted keys' }));
+    const named = trusted.filter(
+      (key) => kid === undefined || key.kid === undefined || key.kid === kid,
+    );
+    // A key of another algorithm cannot verify the signature; say so in those words rather
+    // than with jose's ("Invalid key for this operation").
+    const fitting = named.filter((key) => {
+      const algorithms = algorithmsOfKey(key);
+      return algorithms.length === 0 || algorithms.includes(alg);
+    });
+    for (const key of named.filter((candidate) => !fitting.includes(candidate))) {
+      problems.push(
+        `signature ${index} (kid ${kid ?? 'none'}): the trusted key is ${keyKind(key)}, the signature ${alg}`,
+      );
+    }
+    const candidates: { key: () => Promise<KeyInput>; source: string }[] = fitting.map((key) => ({
+      key: () => jose.importJWK(key, alg),
+      source: 'trusted keys',
+    }));
     const jku = typeof header.jku === 'string' ? header.jku : undefined;
     if (jku !== undefined && allowed.has(jku)) {
       const remote = jose.createRemoteJWKSet(new URL(jku));
@@ -111,7 +156,7 @@ export async function verifyAgentCard(
         source: jku,
       });
     }
-    if (candidates.length === 0) {
+    if (candidates.length === 0 && named.length === 0) {
       problems.push(
         `signature ${index}: no trusted key${kid === undefined ? '' : ` with kid ${JSON.stringify(kid)}`}` +
           (jku === undefined ? '' : ` (its jku ${jku} is not in jwksUrls)`),
@@ -125,7 +170,7 @@ export async function verifyAgentCard(
         return { kid, alg, keySource: candidate.source };
       } catch (error) {
         problems.push(
-          `signature ${index} (kid ${kid ?? 'none'}, ${candidate.source}): ${error instanceof Error ? error.message : String(error)}`,
+          `signature ${index} (kid ${kid ?? 'none'}, ${candidate.source}): ${verificationProblem(error)}`,
         );
       }
     }

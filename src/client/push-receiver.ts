@@ -51,6 +51,19 @@ export interface PushReceiverOptions {
   readonly rememberedDeliveries?: number;
   /** Largest accepted body in bytes. Default 4 MiB. */
   readonly maxBodyBytes?: number;
+  /**
+   * Told of each delivery refused (wrong token, a body that is no `StreamResponse`...), with
+   * the status answered and why; the reason names no secret.
+   */
+  readonly onReject?: (rejection: PushRejection) => void;
+}
+
+/** A delivery the receiver refused. */
+export interface PushRejection {
+  /** The HTTP status answered. */
+  readonly status: number;
+  /** Why, in the words of the answer's body. */
+  readonly reason: string;
 }
 
 /** A web-standard webhook handler. */
@@ -66,31 +79,35 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiverHa
     // A Set iterates in insertion order: the first is the oldest.
     if (seen.size > remembered) seen.delete(seen.values().next().value as string);
   };
+  const refuse = (status: number, reason: string, headers?: Record<string, string>): Response => {
+    options.onReject?.({ status, reason });
+    return answer(status, reason, headers);
+  };
   return async (request) => {
     if (request.method !== 'POST')
-      return answer(405, 'Push notifications are POSTed', { allow: 'POST' });
+      return refuse(405, 'Push notifications are POSTed', { allow: 'POST' });
     if (!credentialsMatch(request.headers, options)) {
-      return answer(401, 'The notification token or credentials do not match');
+      return refuse(401, 'The notification token or credentials do not match');
     }
     const mediaType = (request.headers.get('content-type') ?? '')
       .split(';')[0]
       ?.trim()
       .toLowerCase();
     if (mediaType !== 'application/a2a+json' && mediaType !== 'application/json') {
-      return answer(415, 'A push notification is application/a2a+json');
+      return refuse(415, 'A push notification is application/a2a+json');
     }
     const text = await request.text();
-    if (text.length > maxBody) return answer(413, 'The notification is too large');
+    if (text.length > maxBody) return refuse(413, 'The notification is too large');
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      return answer(400, 'The body is not JSON');
+      return refuse(400, 'The body is not JSON');
     }
     const parsed = parseMessage('StreamResponse', body, { root: 'body' });
     if (!parsed.success) {
       const fields = parsed.violations.slice(0, 3).map((v) => `${v.field}: ${v.description}`);
-      return answer(400, `The body is not a StreamResponse (${fields.join('; ')})`);
+      return refuse(400, `The body is not a StreamResponse (${fields.join('; ')})`);
     }
     const payload = parsed.value;
     const notification = notificationOf(
@@ -98,7 +115,7 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiverHa
       request.headers.get(DELIVERY_ID_HEADER) ?? undefined,
     );
     if (options.acceptTask !== undefined && !options.acceptTask(notification.taskId)) {
-      return answer(404, 'Not a task this receiver expects');
+      return refuse(404, 'Not a task this receiver expects');
     }
     const { deliveryId } = notification;
     if (deliveryId !== undefined && seen.has(deliveryId))
@@ -106,7 +123,7 @@ export function createPushReceiver(options: PushReceiverOptions): PushReceiverHa
     try {
       await options.onNotification(notification);
     } catch {
-      return answer(500, 'The notification could not be handled; retry');
+      return refuse(500, 'The notification could not be handled; retry');
     }
     if (deliveryId !== undefined) remember(deliveryId);
     return new Response(null, { status: 204 });

@@ -66,7 +66,7 @@ describe.concurrent('tandem chat with piped stdin', () => {
       input: 'report\nhello\nfail\n',
     });
     expect(code).toBe(0);
-    expect(stdout).toContain('you> report\nSummary: all good\n{\n  "score": 42,');
+    expect(stdout).toContain('you> report\nSummary: all good\n{"score":42,"tags":["a","b"]}\n');
     expect(stdout).toContain('file: hello.txt (text/plain) 5 bytes\nReport finished\nyou> hello\n');
     expect(stdout).toContain('you> hello\nHi there!\nyou> fail\n✗ failed: The oven caught fire\n');
   });

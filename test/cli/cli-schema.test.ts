@@ -35,7 +35,7 @@ describe.concurrent('tandem schema', () => {
     ],
     [['schema', 'Nothing'], 'types are the messages and enums of a2a.proto, e.g. Task'],
     [['schema', 'Task', 'Message'], 'tandem schema: unexpected argument "Message"'],
-    [['schema', '--bogus'], "tandem schema: Unknown option '--bogus'"],
+    [['schema', '--bogus'], 'tandem schema: unknown option --bogus'],
   ])('%j exits 2 with a hint and prints nothing on stdout', async (args, message) => {
     const { code, stdout, stderr } = await runCli(args);
     expect(code).toBe(2);

@@ -130,6 +130,18 @@ export const kitAgent = defineAgent({
   },
 });
 
+/**
+ * What the CLI warns before calling `kit`, whose card requires a bearer token or an API key
+ * (though nothing enforces it) when the command line gives neither.
+ */
+export function kitCredentialWarning(command: string): string {
+  return (
+    `tandem ${command}: warning: the agent's card requires a bearer token or an API key and ` +
+    'none was given; pass --token-file PATH or set TANDEM_TOKEN; or --api-key-file PATH or set ' +
+    'TANDEM_API_KEY\n'
+  );
+}
+
 /** The same answers from an agent that does not stream (`capabilities.streaming: false`). */
 export const plainAgent = defineAgent({
   ...kitAgent,

@@ -101,7 +101,9 @@ describe('card validation', () => {
       cardResolver: createCardResolver(),
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgentCardError);
-    expect((error as Error).message).toMatch(/Could not fetch the agent card at .*HTTP 404/);
+    expect((error as Error).message).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+ is an HTTP server, but there is no agent card at \/\.well-known\/agent-card\.json \(HTTP 404\)/,
+    );
   });
 });
 

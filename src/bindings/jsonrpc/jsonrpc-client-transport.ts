@@ -199,7 +199,11 @@ class JsonRpcClientTransport implements ClientTransport {
       }
     }
     const outcome = value === undefined ? undefined : outcomeOf(value, id, where, this.#dialect);
-    if (outcome !== undefined && (response.ok || 'error' in outcome)) return outcome;
+    // A refusal before the call (401, 403, 429) is HTTP's, whatever JSON-RPC error the body
+    // carries (-32600 on Tandem): it is about the caller, not the request, and on every other
+    // binding it is an HttpStatusError too.
+    if (outcome !== undefined && (response.ok || ('error' in outcome && !isRefusal(response))))
+      return outcome;
     if (!response.ok) throw httpStatusError(response, text, request);
     throw new ProtocolViolationError(
       `The response of ${where} is not a JSON-RPC 2.0 response object (it needs "jsonrpc": "2.0" ` +
@@ -234,6 +238,11 @@ class JsonRpcClientTransport implements ClientTransport {
     if ('error' in outcome) throw outcome.error;
     return this.#dialect.eventOf(outcome.result, where);
   }
+}
+
+/** Whether the response refuses the caller rather than answering the call. */
+function isRefusal(response: Response): boolean {
+  return response.status === 401 || response.status === 403 || response.status === 429;
 }
 
 /** Creates the JSON-RPC transport of an interface (a {@link ClientTransportFactory}). */
