@@ -10,7 +10,6 @@ import {
   createCardSigner,
   createRequestHandler,
   createTaskRuntime,
-  describeTaskStoreSpec,
   openTaskStore,
   startRetention,
   type A2AAgentMount,
@@ -22,6 +21,7 @@ import {
   type TaskStore,
 } from '../../server.js';
 import { loadServedAgent } from './agents.js';
+import { announce, pathOf, warnIfOpen } from './banner.js';
 import { loadServeCompat } from './compat.js';
 import { withExtendedCard } from './extended-card.js';
 import type { ServeOptions } from './options.js';
@@ -60,11 +60,6 @@ async function startTaskServices(options: ServeOptions, logger: Logger): Promise
   };
 }
 
-/** The agent's path: the root for a single agent, `/agents/<name>` for several. */
-function pathOf(options: ServeOptions, name: string): string {
-  return options.agents.length === 1 ? '' : `/agents/${name}`;
-}
-
 function mountsOf(options: ServeOptions, tasks: TaskServices): Promise<A2AAgentMount[]> {
   return Promise.all(
     options.agents.map(async (name) => ({
@@ -96,8 +91,11 @@ async function serverOf(
     agents,
     logger,
     limits: options.limits?.calls,
+    trustProxy: options.trustProxy,
     preferredBinding: options.preferredBinding,
     compat: options.compat === undefined ? undefined : await loadServeCompat(options.compat),
+    olderVersionHint:
+      'start the server with --compat 0.3 (env TANDEM_COMPAT) to serve 0.3 clients too',
     publicUrl: options.publicUrl,
     authenticate: security.authentication,
     failedAuthentications: security.failedAuthentications,
@@ -118,24 +116,6 @@ async function serverOf(
   });
 }
 
-/** Prints where each agent's card is, and the gRPC address. */
-function announce(options: ServeOptions, address: A2AServerAddress, logger: Logger): void {
-  const listened = address.http?.url ?? '';
-  const base = options.publicUrl?.replace(/\/+$/, '') ?? listened.replace(/\/+$/, '');
-  logger.info(
-    { url: base, store: describeTaskStoreSpec(options.store), agents: options.agents },
-    'tandem is serving',
-  );
-  console.log(`Tandem is serving ${options.agents.join(', ')} at ${base}`);
-  const several = options.agents.length > 1;
-  for (const [i, name] of options.agents.entries()) {
-    const root = i === 0 && several ? ` (also ${base}/.well-known/agent-card.json)` : '';
-    const card = `${base}${pathOf(options, name)}/.well-known/agent-card.json`;
-    console.log(`  ${name.padEnd(12)} ${card}${root}`);
-  }
-  if (address.grpc !== undefined) console.log(`  gRPC         ${address.grpc.address}`);
-}
-
 /** Starts everything the options ask for; resolves once every listener listens. */
 export async function startServing(options: ServeOptions, logger: Logger): Promise<Serving> {
   if (options.security.extendedCards.size > 0 && options.security.authentication === undefined) {
@@ -144,19 +124,32 @@ export async function startServing(options: ServeOptions, logger: Logger): Promi
       'an extended agent card is configured without --auth: every caller can read it (spec 13.3 wants authenticated callers)',
     );
   }
+  warnIfOpen(options, logger);
   const tasks = await startTaskServices(options, logger);
-  const server = await serverOf(options, await mountsOf(options, tasks), logger);
-  const address = await server.listen();
+  const stopTasks = async (): Promise<void> => {
+    tasks.stopRetention?.();
+    await tasks.push?.close();
+    await tasks.runtime.close();
+    await tasks.store.close();
+  };
+  let server: A2AServer;
+  let address: A2AServerAddress;
+  try {
+    server = await serverOf(options, await mountsOf(options, tasks), logger);
+    // A listen that fails stops the listeners started before it (createA2AServer); what was
+    // started here stops too, so that the process can exit.
+    address = await server.listen();
+  } catch (error) {
+    await stopTasks();
+    throw error;
+  }
   announce(options, address, logger);
   return {
     server,
     address,
     async stop() {
       await server.shutdown({ deadlineMs: options.shutdownMs });
-      tasks.stopRetention?.();
-      await tasks.push?.close();
-      await tasks.runtime.close();
-      await tasks.store.close();
+      await stopTasks();
     },
   };
 }
