@@ -201,3 +201,4 @@ export {
   decodeSseStream,
 } from './protocol/sse-decoder.js';
 export type { SseDecoderOptions, SseEvent } from './protocol/sse-decoder.js';
+export { closestMatch } from './protocol/closest-match.js';
