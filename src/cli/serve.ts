@@ -7,6 +7,7 @@
 import { createLogger, ListenError, silentLogger, type Logger } from '../server.js';
 import { ExitCode } from './exit-code.js';
 import { SERVE_HELP } from './serve/help.js';
+import { announce } from './serve/banner.js';
 import { parseServeArgs, type ServeOptions } from './serve/options.js';
 import { untilStopped } from './serve/signals.js';
 import { startServing } from './serve/start.js';
@@ -66,5 +67,8 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     console.error(listenFailure(error));
     return ExitCode.Connection;
   }
-  return untilStopped(serving, options.security.reloadable, logger, options.shutdownMs);
+  const stopped = untilStopped(serving, options.security.reloadable, logger, options.shutdownMs);
+  // Once the signals are handled: whoever waits for the banner may send SIGHUP or SIGTERM at once.
+  announce(options, serving.address, logger);
+  return stopped;
 }

@@ -4,10 +4,18 @@
  * Node's parseArgs wording never reaches the user. Each case exits 2 before anything starts.
  */
 
-import { beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, runCli } from './cli-harness.js';
 
+const dir = mkdtempSync(join(tmpdir(), 'tandem-serve-flags-'));
+const TOKENS = join(dir, 'tokens');
+writeFileSync(TOKENS, 'alice s3cret-token-0123456789abcdef\n');
+
 beforeAll(ensureBuilt);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs `tandem serve` with `args`; resolves with its exit code and stderr. */
 async function serve(args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
@@ -24,7 +32,7 @@ const DURATIONS: readonly [flag: string, extra: readonly string[], minimum: stri
     ['--heartbeat', [], '1s'],
     ['--push-timeout', [], undefined],
     ['--push-retry', [], '100ms'],
-    ['--auth-failure-window', ['--auth', 'bearer', '--token-file', '/dev/null'], '1s'],
+    ['--auth-failure-window', ['--auth', 'bearer', '--token-file', TOKENS], '1s'],
     ['--model-timeout', ['--agent', 'chat', '--model-url', 'http://127.0.0.1:9/v1'], '1s'],
   ];
 
@@ -77,5 +85,25 @@ describe('tandem serve flag mistakes', () => {
     // Node's own wording, which speaks of its rules rather than the mistake.
     expect(stderr).not.toMatch(/To specify a positional argument|ERR_PARSE_ARGS|Unknown option '/);
     expect(stderr).toContain('Run `tandem serve --help` for the options.');
+  });
+});
+
+describe('tandem serve configuration files', () => {
+  it('an unknown chat setting gets the closest known one, nested ones too', async () => {
+    const config = join(dir, 'chat.json');
+    writeFileSync(config, JSON.stringify({ temprature: 1, history: { maxTurnz: 3 } }));
+    const { code, stderr } = await serve([
+      '--agent',
+      'chat',
+      '--model-url',
+      'http://127.0.0.1:9/v1',
+      '--model',
+      'm',
+      '--config',
+      config,
+    ]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('temprature: unknown setting; did you mean "temperature"?');
+    expect(stderr).toContain('history.maxTurnz: unknown setting; did you mean "maxTurns"?');
   });
 });

@@ -70,7 +70,7 @@ describe('tandem serve output when stdout is not a terminal', () => {
 
   it('no warning on loopback, nor with --auth', async () => {
     const tokens = join(dir, 'tokens-ok');
-    writeFileSync(tokens, 'alice s3cret-token-1\n');
+    writeFileSync(tokens, 'alice s3cret-token-0123456789abcdef\n');
     const loopback = await start(['--agent', 'echo']);
     const authed = await start([
       '--agent',
@@ -90,7 +90,7 @@ describe('tandem serve output when stdout is not a terminal', () => {
 
   it('a SIGHUP whose credential file went bad: one line with the reason, no stack', async () => {
     const tokens = join(dir, 'tokens');
-    writeFileSync(tokens, 'alice s3cret-token-1\n');
+    writeFileSync(tokens, 'alice s3cret-token-0123456789abcdef\n');
     const { serve } = await start(['--agent', 'echo', '--auth', 'bearer', '--token-file', tokens]);
     rmSync(tokens);
     serve.signal('SIGHUP');

@@ -21,7 +21,7 @@ import {
   type TaskStore,
 } from '../../server.js';
 import { loadServedAgent } from './agents.js';
-import { announce, pathOf, warnIfOpen } from './banner.js';
+import { pathOf, warnIfOpen } from './banner.js';
 import { loadServeCompat } from './compat.js';
 import { withExtendedCard } from './extended-card.js';
 import type { ServeOptions } from './options.js';
@@ -116,7 +116,7 @@ async function serverOf(
   });
 }
 
-/** Starts everything the options ask for; resolves once every listener listens. */
+/** Starts everything the options ask for; resolves once every listener listens (unannounced). */
 export async function startServing(options: ServeOptions, logger: Logger): Promise<Serving> {
   if (options.security.extendedCards.size > 0 && options.security.authentication === undefined) {
     logger.warn(
@@ -143,7 +143,6 @@ export async function startServing(options: ServeOptions, logger: Logger): Promi
     await stopTasks();
     throw error;
   }
-  announce(options, address, logger);
   return {
     server,
     address,
