@@ -178,3 +178,6 @@ export type {
   MessageOptions,
   PartOptions,
 } from './protocol/builders.js';
+
+/** The closest known word to a mistyped one, for did-you-mean hints in configuration errors. */
+export { closestMatch } from './protocol/closest-match.js';

@@ -70,6 +70,7 @@ export type { Logger } from './runtime/logger.js';
 // never loads a database driver.
 
 export { createA2AServer } from './compose/create-a2a-server.js';
+export { ListenError, type ListenerKind } from './compose/listen-error.js';
 export type {
   A2AServer,
   A2AServerAddress,
@@ -80,6 +81,7 @@ export type {
 export type { GrpcOptions } from './bindings/grpc/grpc-options.js';
 export type { GrpcTlsOptions } from './bindings/grpc/grpc-credentials.js';
 export type { A2AAgentMount, ServerCoreOptions } from './bindings/server/server-options.js';
+export type { TrustProxyOption } from './bindings/server/trusted-proxies.js';
 export { createA2AHandler } from './http/adapters/fetch.js';
 export type { A2AFetchHandler } from './http/adapters/fetch.js';
 export type {

@@ -4,12 +4,36 @@
  * same way an application embedding Tandem would; its flags come in groups (`serve/options.ts`).
  */
 
-import { createLogger, silentLogger } from '../server.js';
+import { createLogger, ListenError, silentLogger, type Logger } from '../server.js';
 import { ExitCode } from './exit-code.js';
 import { SERVE_HELP } from './serve/help.js';
-import { parseServeArgs } from './serve/options.js';
+import { announce } from './serve/banner.js';
+import { parseServeArgs, type ServeOptions } from './serve/options.js';
 import { untilStopped } from './serve/signals.js';
 import { startServing } from './serve/start.js';
+
+/** The flag and the environment variable that set the port of a listener. */
+const PORT_SETTINGS = {
+  http: '--port / PORT',
+  grpc: '--grpc-port / TANDEM_GRPC_PORT',
+} as const;
+
+/**
+ * grpc-js prints its own line to stderr for a failed bind ("No address added out of total 1
+ * resolved") and other failures it also reports through its API, which the server reports in
+ * its own words: its lines go to the log at debug, for diagnosis.
+ */
+async function routeGrpcLogs(logger: Logger): Promise<void> {
+  const grpc = await import('@grpc/grpc-js');
+  const toDebug = (...args: unknown[]): void =>
+    logger.debug({ grpc: args.map(String).join(' ') }, 'grpc-js');
+  grpc.setLogger({ error: toDebug, info: toDebug, debug: toDebug });
+}
+
+/** One line for a listener that could not listen: the address, why, and what sets the port. */
+function listenFailure(error: ListenError): string {
+  return `tandem serve: cannot listen on ${error.host}:${error.port} (set by ${PORT_SETTINGS[error.listener]}): ${error.reason}`;
+}
 
 /** Runs the command; resolves with the exit code once the server has stopped. */
 export async function run(args: string[]): Promise<number> {
@@ -30,6 +54,21 @@ export async function run(args: string[]): Promise<number> {
     parsed.logLevel === 'silent'
       ? silentLogger
       : createLogger({ level: parsed.logLevel, pretty: process.stdout.isTTY });
-  const serving = await startServing(parsed, logger);
-  return untilStopped(serving, parsed.security.reloadable, logger, parsed.shutdownMs);
+  return serve(parsed, logger);
+}
+
+async function serve(options: ServeOptions, logger: Logger): Promise<number> {
+  if (options.grpcPort !== undefined) await routeGrpcLogs(logger);
+  let serving: Awaited<ReturnType<typeof startServing>>;
+  try {
+    serving = await startServing(options, logger);
+  } catch (error) {
+    if (!(error instanceof ListenError)) throw error;
+    console.error(listenFailure(error));
+    return ExitCode.Connection;
+  }
+  const stopped = untilStopped(serving, options.security.reloadable, logger, options.shutdownMs);
+  // Once the signals are handled: whoever waits for the banner may send SIGHUP or SIGTERM at once.
+  announce(options, serving.address, logger, serving.metricsPort);
+  return stopped;
 }

@@ -24,6 +24,10 @@ import {
 } from '../http/adapters/node.js';
 import { createHttpCore } from '../http/http-core.js';
 import type { HttpOptions } from '../http/http-options.js';
+import { listenErrorOf } from './listen-error.js';
+
+/** Where listeners bind by default: loopback only. */
+const DEFAULT_HOST = '127.0.0.1';
 
 /** The HTTP listener: where it listens, and HTTP's own options. */
 export interface HttpListenerOptions extends HttpOptions, NodeServerOptions {
@@ -64,6 +68,9 @@ export interface A2AServer {
   /**
    * Starts every listener — gRPC first, so that the first card served already lists it — and
    * resolves with where each listens. Once only: later calls return the same promise.
+   *
+   * @throws ListenError naming the listener that could not listen and why, once every listener
+   *   started before it has stopped again (nothing is left holding a port).
    */
   listen(): Promise<A2AServerAddress>;
   /** The HTTP listener, when the server has one (e.g. to attach to a lifecycle). */
@@ -120,17 +127,25 @@ export function createA2AServer(options: A2AServerOptions): A2AServer {
     if (grpcOptions !== undefined) {
       const { createGrpcListener } = await import('../bindings/grpc/grpc-listener.js');
       grpc = createGrpcListener(core, grpcOptions);
-      grpcAddress = await grpc.server.listen({
-        port: options.grpc?.port,
-        host: options.grpc?.host,
-      });
+      const port = options.grpc?.port ?? 0;
+      const host = options.grpc?.host ?? DEFAULT_HOST;
+      try {
+        grpcAddress = await grpc.server.listen({ port, host });
+      } catch (error) {
+        throw listenErrorOf('grpc', host, port, error);
+      }
     }
-    const httpAddress = await http?.listen({
-      port: httpOptions?.port,
-      host: httpOptions?.host,
-      backlog: httpOptions?.backlog,
-    });
-    return { http: httpAddress, grpc: grpcAddress };
+    if (http === undefined) return { http: undefined, grpc: grpcAddress };
+    const port = httpOptions?.port ?? 0;
+    const host = httpOptions?.host ?? DEFAULT_HOST;
+    try {
+      const httpAddress = await http.listen({ port, host, backlog: httpOptions?.backlog });
+      return { http: httpAddress, grpc: grpcAddress };
+    } catch (error) {
+      // The gRPC listener holds its port already: a server that cannot serve must not keep it.
+      await grpc?.server.shutdown({ deadlineMs: 0 });
+      throw listenErrorOf('http', host, port, error);
+    }
   }
 
   async function shutdown(shutdownOptions: ShutdownOptions): Promise<void> {

@@ -10,6 +10,7 @@ import type { HttpRefusal } from '../bindings/server/server-binding.js';
 import type { HttpRequest, HttpResponse } from '../bindings/server/http-exchange.js';
 import { jsonMediaTypeFor } from '../bindings/server/http-media.js';
 import { readinessOf } from '../runtime/readiness.js';
+import { closestMatch } from '../protocol/closest-match.js';
 import { notModified } from './agent-card-route.js';
 import { CARD_PATH, type AgentEntry, type Target } from './agent-mounts.js';
 import { baseUrlOf } from './public-url.js';
@@ -89,22 +90,54 @@ export class BuiltinRoutes {
     };
   }
 
-  /** 404, naming the card path and the first agents' interfaces below this server. */
+  /**
+   * 404: below no agent, the agents there are (and the closest to the path asked for); below an
+   * agent, the card path and the first agents' interfaces, each once (with a compat layer an
+   * older version's interface often shares a 1.0 one's URL).
+   */
   notFound(request: HttpRequest): HttpResponse {
-    const base = baseUrlOf(request, this.#publicUrl);
-    const endpoints = this.#agents
-      .slice(0, 3)
-      .flatMap((agent) =>
-        agent.cards
-          .interfaces(base)
-          .filter((entry) => entry.url.startsWith(base))
-          .map((entry) => `${entry.protocolBinding} ${entry.url.slice(base.length) || '/'}`),
-      )
-      .join(', ');
     const message =
+      this.#noAgentAt(request.path) ??
       `No A2A route at ${request.method} ${request.path}; agent cards are at ` +
-      `<agent path>${CARD_PATH} and interfaces at ${endpoints}`;
+        `<agent path>${CARD_PATH} and interfaces at ${this.#endpoints(request)}`;
     return json(404, statusBody(404, 'NOT_FOUND', message), request);
+  }
+
+  #endpoints(request: HttpRequest): string {
+    const base = baseUrlOf(request, this.#publicUrl);
+    const endpoints = this.#agents.slice(0, 3).flatMap((agent) =>
+      agent.cards
+        .interfaces(base)
+        .filter((entry) => entry.url.startsWith(base))
+        .map((entry) => `${entry.protocolBinding} ${entry.url.slice(base.length) || '/'}`),
+    );
+    return [...new Set(endpoints)].join(', ');
+  }
+
+  /**
+   * What to say of a path below none of the agents' paths (`/agents/dcie/a2a` beside
+   * `/agents/dice`): the agents' paths, and the closest one; `undefined` when the path is below
+   * an agent, or an agent is mounted at the root (every path is below it).
+   */
+  #noAgentAt(path: string): string | undefined {
+    const paths = this.#agents.map((agent) => agent.mount.path);
+    if (paths.some((mount) => mount === '' || path === mount || path.startsWith(`${mount}/`))) {
+      return undefined;
+    }
+    const segments = path.split('/');
+    let suggestion = '';
+    for (const mount of paths) {
+      const depth = mount.split('/').length;
+      const prefix = segments.slice(0, depth).join('/');
+      const peers = paths.filter((other) => other.split('/').length === depth);
+      const match = closestMatch(prefix, peers);
+      if (match === undefined) continue;
+      const rest = segments.slice(depth).join('/');
+      suggestion = `; did you mean ${match}${rest === '' ? '' : `/${rest}`}?`;
+      break;
+    }
+    const listed = paths.slice(0, 10).join(', ') + (paths.length > 10 ? ', ...' : '');
+    return `No agent at ${path.slice(0, 100)}; the agents here are at ${listed}${suggestion}`;
   }
 
   /** 405 with `Allow`, in the binding's error form on a binding's route. */

@@ -70,7 +70,7 @@ export function createHttpCore(options: HttpOptions, core: ServerCore): HttpCore
 export function createHttpCore(options: A2AHandlerOptions | HttpOptions, shared?: ServerCore) {
   const core = shared ?? new ServerCore(options as A2AHandlerOptions);
   const http = resolveHttpOptions(options);
-  const { logger, publicUrl, identity } = core;
+  const { logger, publicUrl, identity, proxies } = core;
   const { agents, router } = mountAgents(core, http);
   if (shared === undefined) core.checkPreferredBinding();
   const builtin = new BuiltinRoutes(agents, publicUrl, http.cardMaxAgeSeconds);
@@ -182,7 +182,7 @@ export function createHttpCore(options: A2AHandlerOptions | HttpOptions, shared?
       const start = logging ? performance.now() : 0;
       let routed: Routed;
       try {
-        routed = await route(request);
+        routed = await route(proxies.through(request));
       } catch (error) {
         logger.error(
           { err: error, path: request.path },

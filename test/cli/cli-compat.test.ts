@@ -39,8 +39,9 @@ describe('tandem serve --compat 0.3', () => {
       'silent',
     ]);
     try {
-      await serve.waitFor(/Tandem is serving .* at (http:\/\/\S+)/);
-      const url = /Tandem is serving .* at (http:\/\/\S+)/.exec(serve.stdout)?.[1] as string;
+      // Not a terminal: the banner is on stderr, stdout is for JSON log lines.
+      await serve.waitFor(/Tandem is serving .* at (http:\/\/\S+)/, { stream: 'stderr' });
+      const url = /Tandem is serving .* at (http:\/\/\S+)/.exec(serve.stderr)?.[1] as string;
       const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as {
         additionalInterfaces: { url: string; transport: string }[];
       };
@@ -77,8 +78,9 @@ describe('tandem serve --compat 0.3', () => {
       'silent',
     ]);
     try {
-      await serve.waitFor(/Tandem is serving .* at (http:\/\/\S+)/);
-      const url = /Tandem is serving .* at (http:\/\/\S+)/.exec(serve.stdout)?.[1] as string;
+      // Not a terminal: the banner is on stderr, stdout is for JSON log lines.
+      await serve.waitFor(/Tandem is serving .* at (http:\/\/\S+)/, { stream: 'stderr' });
+      const url = /Tandem is serving .* at (http:\/\/\S+)/.exec(serve.stderr)?.[1] as string;
       const legacy = (await (await fetch(`${url}/.well-known/agent.json`)).json()) as {
         protocolVersion: string;
         url: string;

@@ -132,6 +132,11 @@ export class CliProcess {
     });
   }
 
+  /** The child's process id. */
+  get pid(): number {
+    return this.child.pid ?? -1;
+  }
+
   write(text: string): void {
     this.child.stdin?.write(text);
   }

@@ -4,7 +4,7 @@
  * `dist/server.js`). `npm test` builds before running vitest; run `npm run build` first when
  * calling vitest directly.
  *
- * A process is followed through its stdout, line by line: the line announcing its URL, and
+ * A process is followed through its stdout and stderr, line by line: the line announcing its URL, and
  * whatever the test awaits (`aborted <taskId>` from the fixture's agent). Every process a test
  * starts is killed (by its pid) after the test if it is still alive.
  */
@@ -47,6 +47,7 @@ export class ServerProcess {
   readonly #lines: string[] = [];
   readonly #waiters = new Set<{ pattern: RegExp; resolve: (match: RegExpMatchArray) => void }>();
   readonly #stderr: string[] = [];
+  readonly #errorLines: string[] = [];
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   #alive = true;
 
@@ -65,11 +66,17 @@ export class ServerProcess {
         resolve({ code, signal });
       });
     });
-    createInterface({ input: this.#child.stdout as NodeJS.ReadableStream }).on('line', (line) =>
-      this.#onLine(line),
-    );
-    this.#child.stderr?.setEncoding('utf8');
-    this.#child.stderr?.on('data', (text: string) => this.#stderr.push(text));
+    createInterface({ input: this.#child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+      this.#lines.push(line);
+      this.#match(line);
+    });
+    // `tandem serve` prints its banner to stderr when stdout is not a terminal: lines awaited
+    // are looked for on both streams.
+    createInterface({ input: this.#child.stderr as NodeJS.ReadableStream }).on('line', (line) => {
+      this.#stderr.push(`${line}\n`);
+      this.#errorLines.push(line);
+      this.#match(line);
+    });
   }
 
   get pid(): number {
@@ -90,8 +97,7 @@ export class ServerProcess {
     return this.#stderr.join('');
   }
 
-  #onLine(line: string): void {
-    this.#lines.push(line);
+  #match(line: string): void {
     for (const waiter of [...this.#waiters]) {
       const match = line.match(waiter.pattern);
       if (match === null) continue;
@@ -100,9 +106,9 @@ export class ServerProcess {
     }
   }
 
-  /** Resolves with the first stdout line (printed so far or later) matching `pattern`. */
+  /** Resolves with the first stdout or stderr line (printed so far or later) matching `pattern`. */
   line(pattern: RegExp, timeoutMs = 5_000): Promise<RegExpMatchArray> {
-    for (const line of this.#lines) {
+    for (const line of [...this.#lines, ...this.#errorLines]) {
       const match = line.match(pattern);
       if (match !== null) return Promise.resolve(match);
     }

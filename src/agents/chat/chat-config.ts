@@ -8,7 +8,7 @@
  */
 
 import * as v from 'valibot';
-import { ConfigurationError } from '../../index.js';
+import { closestMatch, ConfigurationError } from '../../index.js';
 import type { AgentCardInput } from '../../server.js';
 
 /** How much of a context's earlier conversation goes back to the model with each message. */
@@ -118,6 +118,27 @@ const fileSchema = v.strictObject({
 /** What a JSON file or the flags give: any subset of the settings. */
 export type ChatSettings = v.InferOutput<typeof fileSchema>;
 
+/** The settings of the object schema `keys` leads to from the file's (for a did-you-mean). */
+function settingsAt(keys: readonly unknown[]): string[] {
+  let schema: unknown = fileSchema;
+  const unwrap = (value: unknown): Record<string, unknown> | undefined => {
+    let current = value as Record<string, unknown> | undefined;
+    // Through optional (wrapped), array (item) and pipe (its first schema) to the object.
+    while (current !== undefined && !('entries' in current)) {
+      const pipe = current.pipe as unknown[] | undefined;
+      current = (current.wrapped ?? current.item ?? pipe?.[0]) as
+        Record<string, unknown> | undefined;
+    }
+    return current;
+  };
+  for (const key of keys) {
+    if (typeof key === 'number') continue;
+    schema = (unwrap(schema)?.entries as Record<string, unknown> | undefined)?.[String(key)];
+  }
+  const entries = unwrap(schema)?.entries;
+  return typeof entries === 'object' && entries !== null ? Object.keys(entries) : [];
+}
+
 function describeIssue(issue: v.BaseIssue<unknown>): string {
   const path = issue.path?.map((item) => String(item.key)).join('.') ?? '';
   if (issue.kind === 'schema' && issue.type === 'strict_object' && issue.input !== undefined) {
@@ -125,7 +146,9 @@ function describeIssue(issue: v.BaseIssue<unknown>): string {
     if (key === 'apiKey' || key === 'api_key') {
       return `${path}: the API key is read from the environment variable TANDEM_MODEL_API_KEY only, never from a file`;
     }
-    return `${path}: unknown setting`;
+    const parents = (issue.path ?? []).slice(0, -1).map((item) => item.key);
+    const near = closestMatch(key, settingsAt(parents));
+    return `${path}: unknown setting${near === undefined ? '' : `; did you mean "${near}"?`}`;
   }
   if (issue.kind === 'schema' && issue.type === 'strict_object') return `${path}: is required`;
   return `${path === '' ? '(the file)' : path}: ${issue.message}`;

@@ -47,6 +47,7 @@ import { GRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import { V03_GRPC_TENANT_METADATA } from '../../protocol/v03-grpc-tenant.js';
 import type { Principal } from '../../runtime/call-context.js';
 import type { Logger } from '../../runtime/logger.js';
+import type { TrustedProxies } from '../server/trusted-proxies.js';
 import { GrpcCallSource, type GrpcAgentRouter } from './grpc-call-source.js';
 import type { GrpcMethod } from './grpc-codec.js';
 import { GrpcEventStream } from './grpc-event-stream.js';
@@ -60,6 +61,8 @@ export interface GrpcServiceContext {
   /** The identity hook, as the server's core resolved it. */
   readonly identity: IdentityCheck;
   readonly logger: Logger;
+  /** Who the client is behind trusted proxies (their `x-forwarded-for` metadata). */
+  readonly proxies?: TrustedProxies | undefined;
 }
 
 /** A status as grpc-js sends it. */
@@ -97,7 +100,12 @@ function refusalStatus(refusal: HttpRefusal): ServerStatus {
  */
 function withMetadataTenant(request: unknown, metadata: Metadata): unknown {
   const named = metadata.get(V03_GRPC_TENANT_METADATA)[0];
-  if (typeof named !== 'string' || named === '' || typeof request !== 'object' || request === null) {
+  if (
+    typeof named !== 'string' ||
+    named === '' ||
+    typeof request !== 'object' ||
+    request === null
+  ) {
     return request;
   }
   return { ...request, tenant: named };
@@ -155,7 +163,7 @@ export class GrpcA2AService {
     method: GrpcMethod,
     call: ServerUnaryCall<Buffer, Buffer> | ServerWritableStream<Buffer, Buffer>,
   ): PreparedCall<N> | Refused | Promise<PreparedCall<N> | Refused> {
-    const source = new GrpcCallSource(call, this.#context.route);
+    const source = new GrpcCallSource(call, this.#context.route, this.#context.proxies);
     const identified = identifyCaller(
       this.#identity,
       new CallAuthenticationRequest(GRPC_BINDING, source.serviceParameters, '', source),

@@ -13,6 +13,7 @@ import { GRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import { ANONYMOUS, type Principal } from '../../runtime/call-context.js';
 import type { HeaderReader, PeerCertificate, PeerIdentity } from '../server/http-exchange.js';
 import type { AgentRouter, CallSource, RoutedAgent } from '../server/prepare-call.js';
+import type { TrustedProxies } from '../server/trusted-proxies.js';
 
 /** What every kind of server call has (grpc-js does not export its name for it). */
 type ServerSurfaceCall = Omit<ServerUnaryCall<unknown, unknown>, 'request'>;
@@ -93,12 +94,14 @@ export class GrpcCallSource implements CallSource, AgentRouter {
   principal: Principal = ANONYMOUS;
   readonly #call: ServerSurfaceCall;
   readonly #router: GrpcAgentRouter;
+  readonly #proxies: TrustedProxies | undefined;
   #controller: AbortController | undefined;
   #peer: PeerIdentity | undefined;
 
-  constructor(call: ServerSurfaceCall, router: GrpcAgentRouter) {
+  constructor(call: ServerSurfaceCall, router: GrpcAgentRouter, proxies?: TrustedProxies) {
     this.#call = call;
     this.#router = router;
+    this.#proxies = proxies;
     this.serviceParameters = new MetadataReader(call.metadata);
   }
 
@@ -117,10 +120,16 @@ export class GrpcCallSource implements CallSource, AgentRouter {
   }
 
   get peer(): PeerIdentity {
-    this.#peer ??= {
-      address: addressOf(this.#call.getPeer()),
-      certificate: certificateOf(this.#call),
-    };
+    if (this.#peer === undefined) {
+      const address = addressOf(this.#call.getPeer());
+      this.#peer = {
+        address:
+          this.#proxies === undefined
+            ? address
+            : this.#proxies.clientAddress(address, this.serviceParameters),
+        certificate: certificateOf(this.#call),
+      };
+    }
     return this.#peer;
   }
 }

@@ -148,6 +148,7 @@ export function createGrpcListener(core: ServerCore, options: ResolvedGrpcOption
   const service = new GrpcA2AService({
     identity: core.identity,
     logger: core.logger,
+    proxies: core.proxies,
     route: (tenant, authority) => routes.route(tenant, authority),
   });
   const server = new Server({

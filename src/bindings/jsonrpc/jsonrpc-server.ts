@@ -213,7 +213,9 @@ export function createJsonRpcHandler(
     const framed = frame(text, message);
     if (!framed.ok) return errorReply(framed, framed.error);
     const { method, params: rawParams } = framed;
-    if (!isOperationName(method)) return errorReply(framed, methodNotFound(method));
+    if (!isOperationName(method)) {
+      return errorReply(framed, methodNotFound(method, endpoint.olderVersionHint));
+    }
 
     let params: unknown;
     let activatedExtensions = NO_EXTENSIONS;
@@ -318,11 +320,25 @@ function invalid(target: ReplyTarget, reason: string): FrameResult {
   return { ok: false, ...target, error: new InvalidRequestError(reason) };
 }
 
-function methodNotFound(method: string): MethodNotFoundError {
+/** 0.3 named its methods `message/send`, `tasks/get`, `agent/getAuthenticatedExtendedCard`... */
+const OLDER_METHOD = /^(?:message|tasks|agent)\//;
+
+/**
+ * The refusal of a method that is no operation: a 0.3 name is told as such, with `olderVersionHint`
+ * (how to be served as 0.3), a near miss with the right case, anything else with the list.
+ */
+function methodNotFound(method: string, olderVersionHint: string | undefined): MethodNotFoundError {
+  const quoted = JSON.stringify(method).slice(0, 80);
+  if (OLDER_METHOD.test(method)) {
+    const hint = olderVersionHint === undefined ? '' : `; ${olderVersionHint}`;
+    return new MethodNotFoundError(
+      `Method ${quoted} is an A2A 0.3 method; this endpoint speaks A2A 1.0 (SendMessage, GetTask...)${hint}`,
+    );
+  }
   const lower = method.toLowerCase();
   const near = OPERATION_NAMES.find((name) => name.toLowerCase() === lower);
   const hint = near
     ? `; method names are case-sensitive: did you mean "${near}"?`
     : `; A2A methods are ${OPERATION_NAMES.join(', ')}`;
-  return new MethodNotFoundError(`Method ${JSON.stringify(method).slice(0, 80)} not found${hint}`);
+  return new MethodNotFoundError(`Method ${quoted} not found${hint}`);
 }

@@ -176,7 +176,10 @@ class RestHttpBinding implements ServerBinding {
     try {
       // The version is checked before the request is read: a client of another version learns
       // that first, whatever its body.
-      const protocolVersion = negotiateVersion(readVersionParameter(http, http.query)).text;
+      const protocolVersion = negotiateVersion(
+        readVersionParameter(http, http.query),
+        endpoint.olderVersionHint,
+      ).text;
       const raw = template.body
         ? await this.#readBody(http)
         : decodeQueryParameters(operations[operation].requestType, http.query);

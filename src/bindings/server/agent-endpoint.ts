@@ -31,6 +31,11 @@ export interface AgentEndpoint {
   readonly invoke: ServerCallHandler;
   /** Tandem's push delivery status, counted by the limits too; absent when not reported. */
   readonly deliveryStatus: PushDeliveryStatusSource | undefined;
+  /**
+   * What a refusal of a client of an older protocol version (a request without `A2A-Version`, a
+   * 0.3 method name) adds, to tell it the way in; `undefined` for nothing.
+   */
+  readonly olderVersionHint: string | undefined;
 }
 
 /** What the server serves every agent with. */
@@ -39,6 +44,8 @@ export interface EndpointOptions {
   /** The call limits, or `undefined` for none. */
   readonly limits: CallLimitsOptions | undefined;
   readonly logger: Logger;
+  /** See {@link AgentEndpoint.olderVersionHint}. */
+  readonly olderVersionHint?: string | undefined;
 }
 
 /**
@@ -55,12 +62,14 @@ export function createAgentEndpoint(
   const source = pushDeliveryStatusOf(handler);
   const agent: ServedAgent = Object.freeze({ path, card: handler.card });
   const limits = options.limits;
+  const olderVersionHint = options.olderVersionHint;
   if (limits === undefined) {
     return {
       agent,
       handler,
       invoke: applyServerInterceptors(options.interceptors, table),
       deliveryStatus: source,
+      olderVersionHint,
     };
   }
   const limiter = new CallLimiter(callLimitValues(limits), options.logger);
@@ -69,6 +78,7 @@ export function createAgentEndpoint(
     handler,
     invoke: applyServerInterceptors([...options.interceptors, limiter.interceptor], table),
     deliveryStatus: source === undefined ? undefined : limitedDeliveryStatus(source, limiter),
+    olderVersionHint,
   };
 }
 

@@ -187,7 +187,11 @@ export function prepareCall<N extends OperationName>(
 ): PreparedCall<N> {
   const headers = source.serviceParameters;
   const protocolVersion =
-    opening.protocolVersion ?? negotiateVersion(readVersionParameter(headers, source.query)).text;
+    opening.protocolVersion ??
+    negotiateVersion(
+      readVersionParameter(headers, source.query),
+      isRouter(target) ? undefined : target.olderVersionHint,
+    ).text;
   const request = parseRequest(operation, raw, opening.root);
   const requested = (request as { tenant?: unknown }).tenant;
   let tenant = typeof requested === 'string' ? requested : '';
@@ -233,7 +237,7 @@ export function openRouteCall(
     source,
     endpoint.agent,
     tenant,
-    negotiateVersion(readVersionParameter(headers, source.query)).text,
+    negotiateVersion(readVersionParameter(headers, source.query), endpoint.olderVersionHint).text,
     undefined,
     headers.get('a2a-extensions'),
     undefined,

@@ -30,6 +30,7 @@ import {
 import type { ServerBindingFactory } from './server-binding.js';
 import type { ServerInterceptor } from './server-interceptor.js';
 import { telemetryInterceptor, type ServerTelemetryOptions } from './telemetry-interceptor.js';
+import { TrustedProxies, type TrustProxyOption } from './trusted-proxies.js';
 import { normalizeUrlPath } from './url-path.js';
 
 /** One agent served by the server. */
@@ -101,6 +102,16 @@ export interface ServerCoreOptions {
   /** The request log (one `info` line per call) and unexpected errors. Default: silent. */
   readonly logger?: Logger | undefined;
   /**
+   * The reverse proxies in front of the server, trusted to name their client in
+   * `X-Forwarded-For` (else `Forwarded`, RFC 7239; gRPC: `x-forwarded-for` metadata): CIDR
+   * ranges or addresses (`'loopback'` for 127.0.0.0/8 and ::1), or the number of proxy hops.
+   * The client's address then stands for the caller where the peer's would: the limits of
+   * anonymous callers, the failed-authentication limit, `peer.address` for authenticators.
+   * Default: none, the headers are ignored (a client could send them itself), and the first
+   * request that carries one is logged once. See docs/deploy.md.
+   */
+  readonly trustProxy?: TrustProxyOption | undefined;
+  /**
    * The externally visible URL of the server's HTTP root (e.g.
    * `https://agents.example.com/prefix`), for the absolute URLs in agent cards, and the host of
    * its gRPC interfaces. Without it they are derived from each request's `X-Forwarded-Proto` /
@@ -112,6 +123,14 @@ export interface ServerCoreOptions {
    * `tandem/server/compat` for A2A 0.3 (see docs/compat-0.3.md). Default: 1.0 only.
    */
   readonly compat?: CompatLayer | undefined;
+  /**
+   * How a client of an older protocol version (a request without `A2A-Version`, which is 0.3, or
+   * a 0.3 method name on JSON-RPC) is told to get in, at the end of its refusal, while `compat`
+   * is off. Default: {@link DEFAULT_OLDER_VERSION_HINT}, which names no way in, since how the
+   * server is configured is its operator's business; `tandem serve` says to start it with
+   * `--compat 0.3`. With `compat` on, the refusal names the older interfaces of the card instead.
+   */
+  readonly olderVersionHint?: string | undefined;
   /**
    * The `protocolBinding` to list first in agent cards (clients that pick the first interface they
    * support then use it), e.g. `'GRPC'`. Default: the HTTP bindings in their order, then gRPC,
@@ -146,6 +165,25 @@ export interface InterfaceSource {
 }
 
 const DEFAULT_SHUTDOWN_MS = 10_000;
+
+/** What a refused 0.3 client is told by default (see `olderVersionHint`). */
+export const DEFAULT_OLDER_VERSION_HINT =
+  'this server serves A2A 1.0 clients only (0.3 compatibility is off)';
+
+/** The end of an older client's refusals: the way in, or where the older version is served. */
+function olderVersionHintOf(options: ServerCoreOptions): string {
+  const compat = options.compat;
+  if (compat !== undefined) {
+    return `A2A ${compat.version} is served here too: its agent card lists the ${compat.version} interfaces (a ${compat.version} request carries no "A2A-Version: 1.0")`;
+  }
+  const hint = options.olderVersionHint;
+  if (hint !== undefined && (typeof hint !== 'string' || hint.trim() === '')) {
+    throw new ConfigurationError(
+      `olderVersionHint must be a non-empty string, or absent for the default; got ${JSON.stringify(hint)}`,
+    );
+  }
+  return hint ?? DEFAULT_OLDER_VERSION_HINT;
+}
 
 function resolvePublicUrl(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
@@ -188,6 +226,8 @@ export class ServerCore {
   readonly publicUrl: string | undefined;
   readonly compat: CompatLayer | undefined;
   readonly preferredBinding: string | undefined;
+  /** Who the client is behind the trusted proxies (`trustProxy`). */
+  readonly proxies: TrustedProxies;
   /**
    * The base URL of the server's HTTP listener once it listens, for listeners without URLs of
    * their own (an extended card answered over gRPC lists the HTTP interfaces under it).
@@ -219,6 +259,7 @@ export class ServerCore {
       ],
       limits: options.limits,
       logger: this.logger,
+      olderVersionHint: olderVersionHintOf(options),
     };
     this.agents = options.agents.map((agent, index) => {
       const path = normalizeUrlPath(`agents[${index}].path`, agent.path);
@@ -254,6 +295,7 @@ export class ServerCore {
       logger: this.logger,
     };
     this.publicUrl = resolvePublicUrl(options.publicUrl);
+    this.proxies = new TrustedProxies(options.trustProxy, this.logger);
     this.compat = options.compat;
     this.preferredBinding = preferred;
     this.httpBaseUrl = undefined;

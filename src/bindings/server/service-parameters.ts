@@ -47,22 +47,28 @@ export function readVersionParameter(
 /**
  * Checks the requested version against {@link SUPPORTED_VERSIONS} and returns it. A patch part
  * and surrounding spaces are ignored (`" 1.0.3 "` is 1.0); an empty or missing value is 0.3.
+ * `olderVersionHint` ends the refusal of a 0.3 request (see `AgentEndpoint.olderVersionHint`).
  *
  * @throws VersionNotSupportedError whose `ErrorInfo` metadata names the supported versions
  *   (`supportedVersions`, comma-separated) and the requested one (`requestedVersion`).
  */
-export function negotiateVersion(raw: string | undefined): ProtocolVersion {
+export function negotiateVersion(
+  raw: string | undefined,
+  olderVersionHint?: string,
+): ProtocolVersion {
   const version = parseProtocolVersion(raw);
   if (version !== undefined && SUPPORTED_VERSIONS.includes(version.text)) return version;
   const requested =
     version?.text ??
     (raw === undefined ? LEGACY_PROTOCOL_VERSION : raw.trim().slice(0, MAX_ECHOED_VERSION));
+  const legacy = requested === LEGACY_PROTOCOL_VERSION;
   const problem =
     raw === undefined || raw.trim() === ''
       ? `A request without A2A-Version is version ${LEGACY_PROTOCOL_VERSION}, which this agent does not support`
       : `A2A protocol version ${JSON.stringify(requested)} is not supported by this agent`;
+  const hint = legacy && olderVersionHint !== undefined ? `; ${olderVersionHint}` : '';
   throw new VersionNotSupportedError(
-    `${problem}; send the header "A2A-Version: ${CURRENT_PROTOCOL_VERSION}"`,
+    `${problem}; send the header "A2A-Version: ${CURRENT_PROTOCOL_VERSION}"${hint}`,
     { metadata: { supportedVersions: SUPPORTED_VERSIONS_TEXT, requestedVersion: requested } },
   );
 }

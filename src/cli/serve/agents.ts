@@ -67,7 +67,8 @@ export const AGENT_HELP = `The chat agent (--agent chat): an OpenAI-compatible /
   --temperature <t>       Sampling temperature, 0 to 2
   --max-tokens <n>        Longest answer, in tokens
   --model-images          The model reads images: image parts are passed on (png, jpeg, gif, webp)
-  --model-timeout <dur>   Longest wait for the answer to start, then for each chunk (default 60s)
+  --model-timeout <dur>   Longest wait for the answer to start, then for each chunk, at least 1s
+                          (default 60s)
   --history-turns <n>     Earlier exchanges of a context sent with each message (default 20, 0: none)
   --history-tokens <n>    About this many tokens of them at most (default 8000); oldest dropped first
   --chat-name <name>      The agent's name on its card (default Chat)
@@ -175,8 +176,10 @@ async function chatSettingsOf(values: Values): Promise<ChatConfig> {
   }
   if (values['model-images'] === true) settings.images = true;
   if (values['model-timeout'] !== undefined) {
-    settings.timeoutMs = parseDuration(values['model-timeout'], '--model-timeout');
-    if (settings.timeoutMs < 1) throw new UsageFailure('--model-timeout must be longer than 0');
+    // A model takes at least a second to start answering; less would fail every request.
+    settings.timeoutMs = parseDuration(values['model-timeout'], '--model-timeout', {
+      minMs: 1000,
+    });
   }
   if (values['history-turns'] !== undefined || values['history-tokens'] !== undefined) {
     const history = { ...settings.history };

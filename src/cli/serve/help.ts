@@ -21,7 +21,8 @@ Options:
   --log-level <level>     trace | debug | info | warn | error | silent (default info, env TANDEM_LOG_LEVEL)
   --retention <duration>  Purge tasks finished longer ago than this, at least 1m, e.g. 7d, 12h
                           (default: keep forever)
-  --orphan-timeout <dur>  Fail tasks whose server died after this long (default 30s; replicas only)
+  --orphan-timeout <dur>  Fail tasks whose server died after this long, at least 1s (default 30s;
+                          replicas only)
   --shutdown-timeout <d>  Time running work may take to finish on SIGTERM (default 10s)
   --heartbeat <duration>  SSE heartbeat interval on idle streams, at least 1s (default 15s)
 ${PREFERRED_BINDING_HELP}

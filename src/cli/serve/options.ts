@@ -4,7 +4,6 @@
  * before anything starts: a mistake is a `UsageFailure` naming the flag.
  */
 
-import { parseArgs } from 'node:util';
 import { demoAgentNames } from '../../agents/index.js';
 import type { LogLevel } from '../../server.js';
 import { parseTaskStoreSpec, type TaskStoreSpec } from '../../stores.js';
@@ -19,9 +18,11 @@ import { COMPAT_GROUP } from './compat.js';
 import { GRPC_GROUP } from './grpc.js';
 import { LIMITS_GROUP } from './limits.js';
 import { PREFERRED_BINDING_OPTIONS, parsePreferredBinding } from './preferred-binding.js';
+import { PROXY_GROUP } from './proxy.js';
 import { PUSH_GROUP } from './push.js';
 import { SECURITY_GROUP } from './security.js';
 import { TELEMETRY_GROUP } from './telemetry.js';
+import { parseServeFlags } from './serve-flags.js';
 
 /** `tandem serve`'s own flags. */
 export const SERVE_OPTIONS = {
@@ -45,6 +46,7 @@ export const SERVE_GROUPS = [
   GRPC_GROUP,
   AGENTS_GROUP,
   LIMITS_GROUP,
+  PROXY_GROUP,
   COMPAT_GROUP,
   PUSH_GROUP,
   TELEMETRY_GROUP,
@@ -56,6 +58,7 @@ const ALL_OPTIONS = {
   ...GRPC_GROUP.options,
   ...AGENTS_GROUP.options,
   ...LIMITS_GROUP.options,
+  ...PROXY_GROUP.options,
   ...COMPAT_GROUP.options,
   ...PUSH_GROUP.options,
   ...TELEMETRY_GROUP.options,
@@ -78,6 +81,7 @@ export interface ServeOptions {
   readonly security: ReturnType<typeof SECURITY_GROUP.parse>;
   readonly agentSettings: Awaited<ReturnType<typeof AGENTS_GROUP.parse>>;
   readonly limits: ReturnType<typeof LIMITS_GROUP.parse>;
+  readonly trustProxy: ReturnType<typeof PROXY_GROUP.parse>;
   readonly compat: ReturnType<typeof COMPAT_GROUP.parse>;
   readonly push: ReturnType<typeof PUSH_GROUP.parse>;
   readonly telemetry: ReturnType<typeof TELEMETRY_GROUP.parse>;
@@ -93,17 +97,12 @@ function envOr(name: string, fallback: string): string {
 /**
  * Reads the flags; `{ help: true }` for `--help`.
  *
- * @throws UsageFailure (or a `parseArgs` error) naming the flag that is wrong.
+ * @throws UsageFailure naming the flag that is wrong.
  */
 export async function parseServeArgs(
   args: string[],
 ): Promise<{ readonly help: true } | (ServeOptions & { readonly help: false })> {
-  const { values } = parseArgs({
-    args,
-    options: ALL_OPTIONS,
-    strict: true,
-    allowPositionals: false,
-  });
+  const values = parseServeFlags(args, ALL_OPTIONS);
   const port = Number(values.port ?? envOr('PORT', '41241'));
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageFailure(`--port must be an integer between 0 and 65535, got ${values.port}`);
@@ -135,13 +134,18 @@ export async function parseServeArgs(
       values.retention === undefined
         ? undefined
         : parseDuration(values.retention, '--retention', { minMs: 60_000 }),
-    orphanTimeoutMs: parseDuration(values['orphan-timeout'] ?? '30s', '--orphan-timeout'),
+    // A replica is declared dead after this long without a heartbeat: under a second would fail
+    // the tasks of live replicas on any pause.
+    orphanTimeoutMs: parseDuration(values['orphan-timeout'] ?? '30s', '--orphan-timeout', {
+      minMs: 1000,
+    }),
     shutdownMs: parseDuration(values['shutdown-timeout'] ?? '10s', '--shutdown-timeout'),
     heartbeatMs: parseDuration(values.heartbeat ?? '15s', '--heartbeat', { minMs: 1000 }),
     preferredBinding: parsePreferredBinding(values, context.grpc),
     grpcPort,
     security: SECURITY_GROUP.parse(values, context),
     limits: LIMITS_GROUP.parse(values),
+    trustProxy: PROXY_GROUP.parse(values),
     compat: COMPAT_GROUP.parse(values),
     push: PUSH_GROUP.parse(values),
     telemetry: TELEMETRY_GROUP.parse(values),

@@ -33,7 +33,7 @@ export const PUSH_HELP = `Push notifications (webhooks; on by default):
   --push-allow <dest>     Admit a private or local destination: a host name, an address or a CIDR
                           range; repeatable (env TANDEM_PUSH_ALLOW, comma-separated)
   --push-timeout <dur>    How long a webhook has to answer, 10s to 30s (default 15s)
-  --push-retry <dur>      First retry delay, doubled per failure with jitter (default 1s)
+  --push-retry <dur>      First retry delay, at least 100ms, doubled per failure with jitter (default 1s)
   --push-status-only      Deliver only task snapshots and status updates
   --push-coalesce         Send consecutive chunks of one artifact as one update
   --push-max-configs <n>  Most push configs one task may have (default 10, env TANDEM_PUSH_MAX_CONFIGS)`;
@@ -85,7 +85,8 @@ export function parseServePush(values: Values): ServePush {
     options.timeoutMs = ms;
   }
   if (values['push-retry'] !== undefined) {
-    options.retry = { baseMs: Math.max(1, parseDuration(values['push-retry'], '--push-retry')) };
+    // Under 100ms the first retries would hit a webhook that just failed before it could recover.
+    options.retry = { baseMs: parseDuration(values['push-retry'], '--push-retry', { minMs: 100 }) };
   }
   if (values['push-status-only'] === true) options.statusOnly = true;
   if (values['push-coalesce'] === true) options.coalesceArtifacts = true;

@@ -275,10 +275,9 @@ function parseFailedAuthentications(
     return false;
   }
   const windowMs =
-    window === undefined ? undefined : parseDuration(window, '--auth-failure-window');
-  if (windowMs !== undefined && windowMs < 1_000) {
-    throw new UsageFailure(`--auth-failure-window must be at least 1s, got ${window}`);
-  }
+    window === undefined
+      ? undefined
+      : parseDuration(window, '--auth-failure-window', { minMs: 1000 });
   return new FailedAuthenticationLimiter({
     ...(max === undefined || max === ''
       ? {}

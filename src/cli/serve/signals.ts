@@ -46,8 +46,10 @@ function reload(lists: readonly CredentialList[], logger: Logger): void {
       const size = list.reload();
       logger.info({ from: list.origin, count: size }, 're-read credentials');
     } catch (error) {
+      // An operator's mistake (a file moved, a line malformed), not a fault of the server: one
+      // line with the reason, no stack trace. The reason names the file and line, never a secret.
       logger.error(
-        { err: error, from: list.origin },
+        { from: list.origin, reason: error instanceof Error ? error.message : String(error) },
         'could not re-read credentials; keeping the old ones',
       );
     }

@@ -24,6 +24,7 @@ import {
   type TaskStore,
 } from '../../stores.js';
 import { loadServedAgent } from './agents.js';
+import { pathOf, warnIfOpen } from './banner.js';
 import { loadServeCompat } from './compat.js';
 import { withExtendedCard } from './extended-card.js';
 import type { ServeOptions } from './options.js';
@@ -34,6 +35,8 @@ import { startServeTelemetry, type ServingTelemetry } from './telemetry.js';
 export interface Serving {
   readonly server: A2AServer;
   readonly address: A2AServerAddress;
+  /** The port of the listener of its own that serves `/metrics`, when `--metrics-port` asks. */
+  readonly metricsPort: number | undefined;
   /** Stops the listeners (letting work finish up to the deadline), then the runtime and store. */
   stop(): Promise<void>;
 }
@@ -68,11 +71,6 @@ async function startTaskServices(options: ServeOptions, logger: Logger): Promise
         ? undefined
         : startRetention(store, options.retentionMs, logger),
   };
-}
-
-/** The agent's path: the root for a single agent, `/agents/<name>` for several. */
-function pathOf(options: ServeOptions, name: string): string {
-  return options.agents.length === 1 ? '' : `/agents/${name}`;
 }
 
 function mountsOf(
@@ -111,8 +109,11 @@ async function serverOf(
     agents,
     logger,
     limits: options.limits?.calls,
+    trustProxy: options.trustProxy,
     preferredBinding: options.preferredBinding,
     compat: options.compat === undefined ? undefined : await loadServeCompat(options.compat),
+    olderVersionHint:
+      'start the server with --compat 0.3 (env TANDEM_COMPAT) to serve 0.3 clients too',
     publicUrl: options.publicUrl,
     authenticate: security.authentication,
     failedAuthentications: security.failedAuthentications,
@@ -134,25 +135,7 @@ async function serverOf(
   });
 }
 
-/** Prints where each agent's card is, and the gRPC address. */
-function announce(options: ServeOptions, address: A2AServerAddress, logger: Logger): void {
-  const listened = address.http?.url ?? '';
-  const base = options.publicUrl?.replace(/\/+$/, '') ?? listened.replace(/\/+$/, '');
-  logger.info(
-    { url: base, store: describeTaskStoreSpec(options.store), agents: options.agents },
-    'tandem is serving',
-  );
-  console.log(`Tandem is serving ${options.agents.join(', ')} at ${base}`);
-  const several = options.agents.length > 1;
-  for (const [i, name] of options.agents.entries()) {
-    const root = i === 0 && several ? ` (also ${base}/.well-known/agent-card.json)` : '';
-    const card = `${base}${pathOf(options, name)}/.well-known/agent-card.json`;
-    console.log(`  ${name.padEnd(12)} ${card}${root}`);
-  }
-  if (address.grpc !== undefined) console.log(`  gRPC         ${address.grpc.address}`);
-}
-
-/** Starts everything the options ask for; resolves once every listener listens. */
+/** Starts everything the options ask for; resolves once every listener listens (unannounced). */
 export async function startServing(options: ServeOptions, logger: Logger): Promise<Serving> {
   if (options.security.extendedCards.size > 0 && options.security.authentication === undefined) {
     logger.warn(
@@ -160,24 +143,34 @@ export async function startServing(options: ServeOptions, logger: Logger): Promi
       'an extended agent card is configured without --auth: every caller can read it (spec 13.3 wants authenticated callers)',
     );
   }
+  warnIfOpen(options, logger);
   const telemetry = await startServeTelemetry(options.telemetry, options);
   const tasks = await startTaskServices(options, logger);
-  const server = await serverOf(options, await mountsOf(options, tasks, logger), logger, telemetry);
-  const address = await server.listen();
-  announce(options, address, logger);
-  if (telemetry.metricsPort !== undefined) {
-    console.log(`  metrics      http://${options.host}:${telemetry.metricsPort}/metrics`);
+  const stopTasks = async (): Promise<void> => {
+    tasks.stopRetention?.();
+    await tasks.push?.close();
+    await tasks.runtime.close();
+    await tasks.store.close();
+    await telemetry.shutdown();
+  };
+  let server: A2AServer;
+  let address: A2AServerAddress;
+  try {
+    server = await serverOf(options, await mountsOf(options, tasks, logger), logger, telemetry);
+    // A listen that fails stops the listeners started before it (createA2AServer); what was
+    // started here stops too, so that the process can exit.
+    address = await server.listen();
+  } catch (error) {
+    await stopTasks();
+    throw error;
   }
   return {
     server,
     address,
+    metricsPort: telemetry.metricsPort,
     async stop() {
       await server.shutdown({ deadlineMs: options.shutdownMs });
-      tasks.stopRetention?.();
-      await tasks.push?.close();
-      await tasks.runtime.close();
-      await tasks.store.close();
-      await telemetry.shutdown();
+      await stopTasks();
     },
   };
 }
