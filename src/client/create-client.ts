@@ -16,7 +16,12 @@ import type { ClientTls, ClientTransport } from '../bindings/client/client-trans
 import { createHttpSend } from '../bindings/client/http-send.js';
 import { maxResponseBytesOf } from '../bindings/client/transport-http.js';
 import type { A2AClient, ClientOptions } from './a2a-client.js';
-import { agentCardUrl, readAgentCard, sharedCardResolver } from './card-resolver.js';
+import {
+  agentCardUrl,
+  readAgentCard,
+  sharedCardResolver,
+  type CardResolveOptions,
+} from './card-resolver.js';
 import { verifyAgentCard } from './card-verification.js';
 import { applyAuth } from './client-auth.js';
 import { ClientCore } from './client-core.js';
@@ -110,13 +115,13 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
   let card: AgentCard;
   if (options.card === undefined) {
     const resolver = options.cardResolver ?? sharedCardResolver;
-    const resolveOptions = {
+    const resolveOptions: CardResolveOptions = {
       timeoutMs,
       retry: options.retry ?? {},
       interceptors,
       maxResponseBytes,
-      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-      ...(options.headers === undefined ? {} : { headers: options.headers }),
+      fetch: options.fetch,
+      headers: options.headers,
     };
     card = (await resolver.resolve(cardUrl, resolveOptions)).card;
   } else {

@@ -48,9 +48,9 @@ export interface PushReceiverOptions {
   /** Accept only notifications of these tasks (spec 13.2: tasks the client created). */
   readonly acceptTask?: (taskId: string | undefined) => boolean;
   /** Delivery ids remembered for deduplication (the most recent ones). Default 10,000. */
-  readonly rememberedDeliveries?: number;
+  readonly rememberedDeliveries?: number | undefined;
   /** Largest accepted body in bytes. Default 4 MiB. */
-  readonly maxBodyBytes?: number;
+  readonly maxBodyBytes?: number | undefined;
 }
 
 /** A web-standard webhook handler. */
