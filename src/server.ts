@@ -47,7 +47,11 @@ export type {
   PushNotifier,
   PushNotifierOptions,
 } from './push/push-notifier.js';
-export type { PushDeliveryStatusRequest, PushNotifications } from './runtime/push-notifications.js';
+export type {
+  PushDeliveryStatusRequest,
+  PushNotifications,
+  PushPayloadFormat,
+} from './runtime/push-notifications.js';
 export type { PushDeliveryStatusSource } from './runtime/push-delivery-status-source.js';
 export type { HostResolver } from './push/guarded-lookup.js';
 export type { RetryTiming } from './push/retry-timing.js';

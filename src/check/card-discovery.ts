@@ -13,9 +13,9 @@
 import type { FieldViolation } from '../protocol/error-details.js';
 import type { AgentCard } from '../protocol/generated/types.js';
 import { parseMessage } from '../protocol/validation.js';
-import { agentCardUrl, AGENT_CARD_PATH } from '../client/card-resolver.js';
+import { agentCardUrl, AGENT_CARD_PATH, isLegacyCard } from '../client/card-resolver.js';
 import { UntranslatableError } from '../bindings/v0_3/translate/untranslatable.js';
-import { cardFromV03, isV03Card } from '../bindings/v0_3/translate/v03-card.js';
+import { cardFromV03 } from '../bindings/v0_3/translate/v03-card.js';
 import { AgentUnreachableError } from './check-errors.js';
 import type { CheckProtocolVersion } from './check-types.js';
 import { sendHttp } from './probe/http-probe.js';
@@ -97,20 +97,11 @@ function wellKnownOf(cardUrl: string): string {
 }
 
 /**
- * Whether a card is written in 0.3: a 0.x `protocolVersion` and a `url` (as the client reads
- * it), or no `supportedInterfaces` but a `url` — a 0.3 card that lost its `protocolVersion` is
- * still a 0.3 card with a defect, not a 1.0 card without interfaces.
+ * Whether a card is written in 0.3: a `url` and no `supportedInterfaces`, as the client reads it
+ * — a 0.3 card that lost its `protocolVersion` is still a 0.3 card with a defect, not a 1.0 card
+ * without interfaces.
  */
-export function isLegacyCard(json: unknown): json is Record<string, unknown> {
-  if (isV03Card(json)) return true;
-  return (
-    typeof json === 'object' &&
-    json !== null &&
-    !Array.isArray(json) &&
-    (json as Record<string, unknown>).supportedInterfaces === undefined &&
-    typeof (json as Record<string, unknown>).url === 'string'
-  );
-}
+export { isLegacyCard };
 
 /** Reads a card strictly: the 1.0 schema, or a 0.3 card through its translation. */
 export function readCardStrictly(json: unknown): {

@@ -14,7 +14,7 @@ import {
   type FetchFunction,
   type PublicJwk,
 } from '../client.js';
-import { parseMessage } from '../index.js';
+import { parseMessage, type AgentCard } from '../index.js';
 import { ExitCode } from './exit-code.js';
 import { failureOf } from './errors-to-exit.js';
 import { writeCard, writeInvalidCard } from './render-card.js';
@@ -100,9 +100,20 @@ export function run(args: string[]): Promise<number> {
       const client = await connect({ fetch: keepCard });
       if (terminal.json) terminal.jsonDocument(client.card);
       else writeCard(terminal, client.card, client.selectedInterface);
+      // A 0.3 card accepted by 0.3's rules: say what a 1.0 reader cannot rely on.
+      for (const warning of client.cardWarnings) terminal.error(`tandem: warning: ${warning}`);
       if (values.verify !== true) return ExitCode.Success;
       try {
-        const verified = await verifyAgentCard(client.card, trust, url);
+        // The card as received (spec 8.4.3), not as read into 1.0: with --compat 0.3 the served
+        // card holds fields that the 1.0 reading drops, and a signature covers what was served.
+        const asReceived = parseJson(received);
+        const verified = await verifyAgentCard(
+          typeof asReceived === 'object' && asReceived !== null
+            ? (asReceived as AgentCard)
+            : client.card,
+          trust,
+          url,
+        );
         terminal.error(
           `tandem: the card's signature verifies (kid ${verified.kid ?? 'none'}, ${verified.alg}, key from ${verified.keySource})`,
         );

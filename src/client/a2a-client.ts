@@ -184,6 +184,11 @@ export interface A2AClient {
    * `getExtendedAgentCard` returned it (spec 3.1.11, card replacement).
    */
   readonly card: AgentCard;
+  /**
+   * What of A2A 1.0 the card as read does not hold, though its version allowed it (an A2A 0.3
+   * card without skills, say), one sentence each naming the field; empty for most cards.
+   */
+  readonly cardWarnings: readonly string[];
   /** The interface chosen from `card.supportedInterfaces`. */
   readonly selectedInterface: AgentInterface;
 

@@ -3,11 +3,14 @@
  * that an application can scope cards (per tenant, per test) while clients created without one
  * share a module-level resolver. The card is validated as an A2A 1.0 `AgentCard`, and a card that
  * is not one is refused with every problem listed: a card is the contract of everything that
- * follows, so it is checked once, here. An A2A 0.3 card (no `supportedInterfaces`, a 0.x
- * `protocolVersion`) is first read into the 1.0 shape by the 0.3 translation layer, loaded only
- * then; a base URL whose `agent-card.json` is not found is tried at the legacy `agent.json`.
+ * follows, so it is checked once, here. An A2A 0.3 card (`url` and no `supportedInterfaces`) is
+ * first read into the 1.0 shape by the 0.3 translation layer, loaded only then, and judged by
+ * 0.3's rules: what 0.3 allows and 1.0 does not (no skills) is accepted with a warning (see
+ * `v03-card-reading.ts`). A base URL whose `agent-card.json` is not found is tried at the legacy
+ * `agent.json`.
  */
 
+import type { FieldViolation } from '../protocol/error-details.js';
 import type { AgentCard } from '../protocol/generated/types.js';
 import { ConfigurationError } from '../protocol/local-errors.js';
 import { CURRENT_PROTOCOL_VERSION, VERSION_HEADER } from '../protocol/version.js';
@@ -33,44 +36,68 @@ export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 /** Where A2A 0.2 and some 0.3 agents serve their card instead. */
 const LEGACY_AGENT_CARD_PATH = '/.well-known/agent.json';
 
-/** Whether a card (JSON) is an A2A 0.x card: no `supportedInterfaces`, a `0.` protocol version. */
-function looksLegacy(value: unknown): boolean {
+/**
+ * Whether a card (JSON) is an A2A 0.x card: a `url` and no `supportedInterfaces`. A 1.0 card
+ * always has `supportedInterfaces`; a 0.x card need not carry its `protocolVersion` to be one
+ * (0.2 and some 0.3 servers leave it out). `tandem check` tells the versions apart the same way.
+ */
+export function isLegacyCard(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const card = value as { supportedInterfaces?: unknown; protocolVersion?: unknown; url?: unknown };
-  return (
-    card.supportedInterfaces === undefined &&
-    typeof card.protocolVersion === 'string' &&
-    card.protocolVersion.trim().startsWith('0.') &&
-    typeof card.url === 'string'
-  );
+  const card = value as { supportedInterfaces?: unknown; url?: unknown };
+  return card.supportedInterfaces === undefined && typeof card.url === 'string';
+}
+
+/** A card as read, and what of A2A 1.0 it does not hold. */
+export interface AgentCardReading {
+  readonly card: AgentCard;
+  /**
+   * The 1.0 rules a 0.3 card does not hold, though 0.3 allowed it (`skills` empty, say), one
+   * sentence each, naming the field; empty for a card that holds them all.
+   */
+  readonly warnings: readonly string[];
 }
 
 /**
- * Reads a card: a 1.0 card as it is, a 0.3 card translated to the 1.0 shape first, then
- * validated either way.
+ * Reads a card: a 1.0 card as it is; a 0.3 card translated to the 1.0 shape first and judged by
+ * the rules of 0.3, with a warning for each 1.0 rule it does not hold.
  *
  * @throws AgentCardError listing every problem.
  */
-export async function readAgentCard(value: unknown, url: string): Promise<AgentCard> {
-  if (!looksLegacy(value)) return parseAgentCard(value, url);
-  const { cardFromV03, UntranslatableError } =
+export async function readAgentCardWithWarnings(
+  value: unknown,
+  url: string,
+): Promise<AgentCardReading> {
+  if (!isLegacyCard(value)) return { card: parseAgentCard(value, url), warnings: [] };
+  const { readV03Card, UntranslatableError } =
     await import('../bindings/v0_3/translate/v03-client-card.js');
-  let translated: unknown;
+  let reading: ReturnType<typeof readV03Card>;
   try {
-    translated = cardFromV03(value as Record<string, unknown>);
+    reading = readV03Card(value);
   } catch (error) {
     if (!(error instanceof UntranslatableError)) throw error;
     throw new AgentCardError(`The A2A 0.3 agent card at ${url} cannot be read: ${error.message}`, [
       ...error.violations,
     ]);
   }
-  return parseAgentCard(translated, url, value);
+  if (!reading.success) throw invalidCardError(reading.violations, url, value);
+  return { card: reading.card, warnings: reading.warnings };
+}
+
+/**
+ * Reads a card, like {@link readAgentCardWithWarnings}, without the warnings.
+ *
+ * @throws AgentCardError listing every problem.
+ */
+export async function readAgentCard(value: unknown, url: string): Promise<AgentCard> {
+  return (await readAgentCardWithWarnings(value, url)).card;
 }
 
 /** A card and where it came from (the base of relative interface URLs). */
 export interface ResolvedAgentCard {
   readonly card: AgentCard;
   readonly url: string;
+  /** What of A2A 1.0 the card does not hold (see {@link AgentCardReading.warnings}). */
+  readonly warnings?: readonly string[];
 }
 
 /** Options of one {@link CardResolver.resolve}. */
@@ -116,6 +143,7 @@ export interface CardResolverOptions {
 
 interface CacheEntry {
   readonly card: AgentCard;
+  readonly warnings: readonly string[];
   readonly etag: string | undefined;
   expiresAt: number;
 }
@@ -157,6 +185,14 @@ export function agentCardUrl(url: string): string {
 export function parseAgentCard(value: unknown, url: string, original: unknown = value): AgentCard {
   const parsed = parseMessage('AgentCard', value);
   if (parsed.success) return parsed.value;
+  throw invalidCardError(parsed.violations, url, original);
+}
+
+function invalidCardError(
+  violations: readonly FieldViolation[],
+  url: string,
+  original: unknown,
+): AgentCardError {
   const legacy =
     typeof original === 'object' && original !== null
       ? (original as { protocolVersion?: unknown }).protocolVersion
@@ -165,11 +201,11 @@ export function parseAgentCard(value: unknown, url: string, original: unknown = 
     typeof legacy === 'string'
       ? `; it looks like an A2A ${legacy} card, read as this client reads 0.3 cards (docs/compat-0.3.md)`
       : '';
-  throw new AgentCardError(
+  return new AgentCardError(
     `The agent card at ${url} is not a valid A2A ${CURRENT_PROTOCOL_VERSION} card ` +
-      `(${parsed.violations.length} problem${parsed.violations.length === 1 ? '' : 's'}: ` +
-      `${formatViolations(parsed.violations)})${hint}`,
-    parsed.violations,
+      `(${violations.length} problem${violations.length === 1 ? '' : 's'}: ` +
+      `${formatViolations(violations)})${hint}`,
+    violations,
   );
 }
 
@@ -207,6 +243,7 @@ export function createCardResolver(options: CardResolverOptions = {}): CardResol
       if (response.status === 304 && cached !== undefined) {
         wire.fetched = {
           card: cached.card,
+          warnings: cached.warnings,
           etag: cached.etag,
           headers: response.headers,
           received,
@@ -220,9 +257,9 @@ export function createCardResolver(options: CardResolverOptions = {}): CardResol
       } catch (error) {
         throw new AgentCardError(`The agent card at ${url} is not JSON`, [], { cause: error });
       }
-      const card = await readAgentCard(value, url);
+      const { card, warnings } = await readAgentCardWithWarnings(value, url);
       const etag = response.headers.get('etag') ?? undefined;
-      wire.fetched = { card, etag, headers: response.headers, received };
+      wire.fetched = { card, warnings, etag, headers: response.headers, received };
       return { stream: false, message: card, headers: response.headers };
     };
     const chain = applyInterceptors(call.interceptors ?? [], (cardCall) =>
@@ -241,19 +278,22 @@ export function createCardResolver(options: CardResolverOptions = {}): CardResol
     const card = ((await chain(cardCall)) as AgentCardCallResult).message;
     // A card an interceptor answered by itself is checked like any other, and not cached.
     const fetched = wire.fetched;
-    if (fetched === undefined || fetched.card !== card) return readAgentCard(card, url);
+    if (fetched === undefined || fetched.card !== card) return readAgentCardWithWarnings(card, url);
+    const { warnings } = fetched;
     const freshness = cardFreshness(fetched.headers, fetched.received, defaultLifetime);
-    if (freshness.store)
-      cache.set(url, { card, etag: fetched.etag, expiresAt: freshness.expiresAt });
-    else cache.delete(url);
-    return card;
+    if (freshness.store) {
+      cache.set(url, { card, warnings, etag: fetched.etag, expiresAt: freshness.expiresAt });
+    } else cache.delete(url);
+    return { card, warnings };
   }
 
   return {
     async resolve(input, call = {}) {
       const url = agentCardUrl(input);
       const cached = cache.get(url);
-      if (cached !== undefined && now() < cached.expiresAt) return { card: cached.card, url };
+      if (cached !== undefined && now() < cached.expiresAt) {
+        return { card: cached.card, url, warnings: cached.warnings };
+      }
       const scope = new CallScope(call.signal, call.timeoutMs ?? 60_000);
       const send = createHttpSend(call.fetch);
       try {
@@ -261,7 +301,7 @@ export function createCardResolver(options: CardResolverOptions = {}): CardResol
         const fetchFrom = (from: string) =>
           withRetry(() => fetchCard(from, call, send, scope.signal), policy, scope.signal);
         try {
-          return { card: await fetchFrom(url), url };
+          return { ...(await fetchFrom(url)), url };
         } catch (error) {
           // 0.2 and early 0.3 agents serve their card at the legacy path only.
           const legacy = legacyCardUrl(url);
@@ -270,10 +310,10 @@ export function createCardResolver(options: CardResolverOptions = {}): CardResol
           }
           const cachedLegacy = cache.get(legacy);
           if (cachedLegacy !== undefined && now() < cachedLegacy.expiresAt) {
-            return { card: cachedLegacy.card, url: legacy };
+            return { card: cachedLegacy.card, url: legacy, warnings: cachedLegacy.warnings };
           }
           try {
-            return { card: await fetchFrom(legacy), url: legacy };
+            return { ...(await fetchFrom(legacy)), url: legacy };
           } catch {
             throw error;
           }

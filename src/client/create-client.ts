@@ -18,7 +18,7 @@ import { maxResponseBytesOf } from '../bindings/client/transport-http.js';
 import type { A2AClient, ClientOptions } from './a2a-client.js';
 import {
   agentCardUrl,
-  readAgentCard,
+  readAgentCardWithWarnings,
   sharedCardResolver,
   type CardResolveOptions,
 } from './card-resolver.js';
@@ -113,6 +113,7 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
   const cardUrl = agentCardUrl(url);
 
   let card: AgentCard;
+  let warnings: readonly string[];
   if (options.card === undefined) {
     const resolver = options.cardResolver ?? sharedCardResolver;
     const resolveOptions: CardResolveOptions = {
@@ -123,9 +124,11 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
       fetch: options.fetch,
       headers: options.headers,
     };
-    card = (await resolver.resolve(cardUrl, resolveOptions)).card;
+    const resolved = await resolver.resolve(cardUrl, resolveOptions);
+    card = resolved.card;
+    warnings = resolved.warnings ?? [];
   } else {
-    card = await readAgentCard(options.card, cardUrl);
+    ({ card, warnings } = await readAgentCardWithWarnings(options.card, cardUrl));
   }
   if (options.verifyCard !== undefined) await verifyAgentCard(card, options.verifyCard, cardUrl);
 
@@ -169,5 +172,5 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
     retry,
     resumeAttempts,
   });
-  return new RemoteAgentClient(card, agentInterface, core);
+  return new RemoteAgentClient({ card, warnings }, agentInterface, core);
 }

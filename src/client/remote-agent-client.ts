@@ -38,11 +38,17 @@ import { endsStream } from './stream-resume.js';
 
 export class RemoteAgentClient implements A2AClient {
   readonly selectedInterface: AgentInterface;
+  readonly cardWarnings: readonly string[];
   readonly #core: ClientCore;
   #card: AgentCard;
 
-  constructor(card: AgentCard, selectedInterface: AgentInterface, core: ClientCore) {
-    this.#card = card;
+  constructor(
+    card: { readonly card: AgentCard; readonly warnings: readonly string[] },
+    selectedInterface: AgentInterface,
+    core: ClientCore,
+  ) {
+    this.#card = card.card;
+    this.cardWarnings = card.warnings;
     this.selectedInterface = selectedInterface;
     this.#core = core;
   }

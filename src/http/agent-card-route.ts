@@ -153,15 +153,28 @@ export class AgentCardCache {
     return withSecurity(card, this.#security);
   }
 
+  /**
+   * The card as served, with a compat layer's fields, signed. Each reading of it is signed as
+   * served (spec 8.4.1 covers the card without `signatures`): a 1.0 client that verifies the card
+   * it parsed sees the 1.0 fields only, while a verifier of the received JSON (§8.4.3, and a 0.3
+   * client, whose fields the 1.0 card lacks) covers the whole card. With a compat layer that adds
+   * fields, the card so carries two signatures by the same key — one over the 1.0 reading, one
+   * over the card as served — and each verifier finds the one over what it reads.
+   */
+  async #signedAsServed(card: AgentCard): Promise<AgentCard> {
+    const presented = this.#present?.(card) ?? card;
+    const signer = this.#signer;
+    if (signer === undefined) return presented;
+    const existing = card.signatures ?? [];
+    const signatures = [...existing, await signer.sign(card)];
+    if (presented !== card) signatures.push(await signer.sign(presented));
+    return { ...presented, signatures };
+  }
+
   async #serve(baseUrl: string): Promise<ServedCard> {
     let card = this.#build(baseUrl);
     assertValidCard(card, this.#agentPath);
-    if (this.#signer !== undefined) {
-      const signature = await this.#signer.sign(card);
-      card = { ...card, signatures: [...(card.signatures ?? []), signature] };
-    }
-    // What a compat layer adds is not signed: a 1.0 verifier checks the 1.0 card it parses.
-    if (this.#present !== undefined) card = this.#present(card);
+    card = await this.#signedAsServed(card);
     const json = JSON.stringify(card);
     const lastModifiedSeconds = this.#lastModifiedSeconds;
     return {

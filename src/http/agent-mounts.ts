@@ -7,7 +7,8 @@
  * Routes, for each agent mounted at `<path>` (`''` for the root):
  * - each binding's routes below `<path><binding path>` (JSON-RPC: `POST <path>/a2a`);
  * - `GET <path>/.well-known/agent-card.json` (and the compat layer's card paths).
- * And for the server: `GET /healthz`; with several agents, `GET /` lists them and the first
+ * And for the server: `GET /healthz` (liveness), `GET /readyz` (readiness), `GET /metrics` when
+ * given a renderer; with several agents, `GET /` lists them and the first
  * agent's card is also served at the root card path (unless an agent is mounted at the root).
  */
 
@@ -47,6 +48,8 @@ export type Target =
     }
   | { readonly kind: 'card'; readonly agent: AgentEntry }
   | { readonly kind: 'health' }
+  | { readonly kind: 'ready' }
+  | { readonly kind: 'metrics'; readonly render: () => Promise<string> }
   | { readonly kind: 'index' };
 
 /** The agents and the routes to them. */
@@ -116,12 +119,15 @@ export function mountAgents(core: ServerCore, http: ResolvedHttpOptions): Mounte
     );
     return { mount, bindings, cards, interfacesOf };
   });
-  return { agents, router: routesOf(agents, [CARD_PATH, ...(compat?.cardPaths ?? [])]) };
+  const router = routesOf(agents, [CARD_PATH, ...(compat?.cardPaths ?? [])]);
+  if (http.metrics !== undefined) router.add('GET', '/metrics', { kind: 'metrics', render: http.metrics });
+  return { agents, router };
 }
 
 function routesOf(agents: readonly AgentEntry[], cardPaths: readonly string[]): Router<Target> {
   const router = new Router<Target>();
   router.add('GET', '/healthz', { kind: 'health' });
+  router.add('GET', '/readyz', { kind: 'ready' });
   for (const agent of agents) {
     for (const binding of agent.bindings) {
       for (const route of binding.routes) {

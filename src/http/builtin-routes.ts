@@ -1,6 +1,6 @@
 /**
  * What every HTTP server answers besides its bindings: the agent cards (with `ETag` and
- * `Last-Modified` revalidation), the agent index, the health probe, and the safe defaults of a
+ * `Last-Modified` revalidation), the agent index, the health and readiness probes, and the safe defaults of a
  * router — an unknown path is a 404 that lists the real endpoints, a known path with the wrong
  * method a 405 with `Allow` (in the binding's error form on a binding's route), both with a JSON
  * body in the error form of HTTP+JSON (`google.rpc.Status`).
@@ -9,10 +9,14 @@
 import type { HttpRefusal } from '../bindings/server/server-binding.js';
 import type { HttpRequest, HttpResponse } from '../bindings/server/http-exchange.js';
 import { jsonMediaTypeFor } from '../bindings/server/http-media.js';
+import { readinessOf } from '../runtime/readiness.js';
 import { notModified } from './agent-card-route.js';
 import { CARD_PATH, type AgentEntry, type Target } from './agent-mounts.js';
 import { baseUrlOf } from './public-url.js';
 import type { RouteLookup } from './router.js';
+
+/** The media type of the Prometheus text exposition format. */
+const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8';
 
 /** A `google.rpc.Status` body, the error form of the server's own routes (and HTTP+JSON's). */
 export function statusBody(code: number, status: string, message: string): string {
@@ -51,6 +55,38 @@ export class BuiltinRoutes {
 
   health(request: HttpRequest): HttpResponse {
     return json(200, '{"status":"ok"}', request);
+  }
+
+  /**
+   * Readiness: 200 when every agent's runtime has started and its store answers, else 503 with
+   * the first reason found (and the agent's path). `/healthz` stays liveness.
+   */
+  async ready(request: HttpRequest): Promise<HttpResponse> {
+    const checks = this.#agents.map(async ({ mount }) => ({
+      path: mount.path === '' ? '/' : mount.path,
+      readiness: (await readinessOf(mount.handler)?.checkReadiness()) ?? { ready: true },
+    }));
+    for (const { path, readiness } of await Promise.all(checks)) {
+      if (!readiness.ready) {
+        const body = JSON.stringify({ status: 'not ready', agent: path, reason: readiness.reason });
+        const response = json(503, body, request);
+        response.headers['cache-control'] = 'no-store';
+        return response;
+      }
+    }
+    const response = json(200, '{"status":"ready"}', request);
+    response.headers['cache-control'] = 'no-store';
+    return response;
+  }
+
+  /** Prometheus text (a failed collection is the core's logged 500, as any unexpected error). */
+  async metrics(render: () => Promise<string>, request: HttpRequest): Promise<HttpResponse> {
+    const text = await render();
+    return {
+      status: 200,
+      headers: { 'content-type': PROMETHEUS_TEXT, 'cache-control': 'no-store' },
+      body: request.method === 'HEAD' ? undefined : text,
+    };
   }
 
   /** 404, naming the card path and the first agents' interfaces below this server. */

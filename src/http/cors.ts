@@ -19,11 +19,16 @@ const ALLOWED_HEADERS = [
   'X-API-Key',
   'If-None-Match',
   'If-Modified-Since',
+  'X-Request-Id',
+  'traceparent',
+  'tracestate',
+  'baggage',
 ].join(', ');
 
 /** Response headers a browser client must be able to read. */
 const EXPOSED_HEADERS = [
   'A2A-Extensions',
+  'X-Request-Id',
   'ETag',
   'Last-Modified',
   'WWW-Authenticate',

@@ -16,6 +16,7 @@ import type { IdentityVerdict } from '../bindings/server/authentication.js';
 import type { CallReport } from '../bindings/server/call-report.js';
 import type { HttpRequest, HttpResponse } from '../bindings/server/http-exchange.js';
 import { refusalOf } from '../bindings/server/refusals.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../bindings/server/request-id.js';
 import { RoutedRequest } from '../bindings/server/routed-request.js';
 import { ServerCore } from '../bindings/server/server-options.js';
 import type { AgentInterface } from '../protocol/generated/types.js';
@@ -102,7 +103,11 @@ export function createHttpCore(options: A2AHandlerOptions | HttpOptions, shared?
   ): Routed | Promise<Routed> {
     const binding = target.binding;
     const refusal = refusalOf(verdict);
-    if (refusal !== undefined) return { response: binding.refuse(refusal, request) };
+    if (refusal !== undefined) {
+      return binding.refuseCall === undefined
+        ? { response: binding.refuse(refusal, request) }
+        : binding.refuseCall(refusal, request).then((response) => ({ response }));
+    }
     const principal = verdict as Principal;
     return callRoute(
       target,
@@ -154,6 +159,10 @@ export function createHttpCore(options: A2AHandlerOptions | HttpOptions, shared?
         return builtin.card(target.agent, request).then((response) => ({ response }));
       case 'health':
         return { response: builtin.health(request) };
+      case 'ready':
+        return builtin.ready(request).then((response) => ({ response }));
+      case 'metrics':
+        return builtin.metrics(target.render, request).then((response) => ({ response }));
       case 'index':
         return { response: builtin.index(request) };
     }
@@ -182,12 +191,14 @@ export function createHttpCore(options: A2AHandlerOptions | HttpOptions, shared?
         routed = { response: json(500, statusBody(500, 'INTERNAL', 'Internal error'), request) };
       }
       let response = routed.response;
+      const requestId = requestIdOf(request.get(REQUEST_ID_HEADER));
+      response.headers[REQUEST_ID_HEADER] = requestId;
       cors.apply(response.headers, request);
       if (request.method === 'HEAD' && response.body !== undefined) {
         response = { ...response, body: undefined };
       }
       if (!logging) return response;
-      return requestLog.finish(request, response, routed, start);
+      return requestLog.finish(request, response, routed, start, requestId);
     },
     shutdownAgents: (shutdownOptions) => core.shutdownAgents(shutdownOptions),
   } satisfies HttpCore;

@@ -46,6 +46,13 @@ export interface HttpOptions {
   readonly cardMaxAgeSeconds?: number | undefined;
   /** Origins allowed to call the agents from a browser. Default `'*'`. */
   readonly corsOrigins?: CorsOrigins | undefined;
+  /**
+   * Serves `GET /metrics` (Prometheus text, `text/plain; version=0.0.4`) with what this returns:
+   * `telemetry.metricsText` of `startTelemetry({ prometheus: true })` (`tandem/otel`). Like
+   * `/healthz`, it is not authenticated: expose the port only to the scraper, or serve the
+   * metrics on a port of their own (`prometheus: { port }`).
+   */
+  readonly metrics?: (() => Promise<string>) | undefined;
 }
 
 /** Options of `createA2AHandler` and the adapters: the server's core and HTTP's own. */
@@ -59,6 +66,7 @@ export interface ResolvedHttpOptions {
   readonly heartbeatMs: number;
   readonly cardMaxAgeSeconds: number;
   readonly corsOrigins: CorsOrigins;
+  readonly metrics: (() => Promise<string>) | undefined;
 }
 
 /** 4 MiB: far above any real A2A message, small enough that a flood cannot exhaust memory. */
@@ -101,5 +109,6 @@ export function resolveHttpOptions(options: HttpOptions): ResolvedHttpOptions {
       'seconds',
     ),
     corsOrigins,
+    metrics: options.metrics,
   };
 }

@@ -46,6 +46,7 @@ export class RequestLog {
       readonly principal?: Principal | undefined;
     },
     startMs: number,
+    requestId: string,
   ): HttpResponse {
     const { report } = routed;
     const write = (): void =>
@@ -56,6 +57,7 @@ export class RequestLog {
         principal: routed.principal,
         report,
         startMs,
+        requestId,
       });
     if (response.sse === undefined || report === undefined || !isStreamReport(report)) {
       write();

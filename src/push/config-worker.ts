@@ -5,13 +5,16 @@
  * failure waits its backoff; a permanent one gives that event up and goes on with the next.
  */
 
+import { recordPushAttempt, recordPushPending } from '../telemetry/push-metrics.js';
 import { DELIVERY_ID_HEADER, NOTIFICATION_TOKEN_HEADER } from '../protocol/push-headers.js';
 import type { Logger } from '../runtime/logger.js';
+import type { PushPayloadFormat } from '../runtime/push-notifications.js';
 import type { PushDeliveryUpdate, StoredPushConfig, TaskPushStore } from '../stores/push-store.js';
 import type { TaskStore } from '../stores/task-store.js';
 import { planDeliveries, type PayloadOptions, type PlannedDelivery } from './push-payloads.js';
 import { retryDelayMs, type RetryTiming } from './retry-timing.js';
-import { postWebhook, type WebhookClient, type WebhookOutcome } from './webhook-post.js';
+import { postWebhookInSpan } from './delivery-span.js';
+import type { WebhookClient, WebhookOutcome } from './webhook-post.js';
 
 /** What every worker of a dispatcher shares. */
 export interface WorkerContext {
@@ -21,6 +24,8 @@ export interface WorkerContext {
   readonly client: WebhookClient;
   readonly timing: RetryTiming;
   readonly payloads: PayloadOptions;
+  /** The payload formats of the versions other than 1.0 that configs may be created with. */
+  readonly formats: ReadonlyMap<string, PushPayloadFormat>;
   readonly logger: Logger;
   /** Events read from the log per batch. */
   readonly batchSize: number;
@@ -32,12 +37,23 @@ export interface WorkerContext {
   readonly stopped: AbortSignal;
 }
 
+/** The log positions of a delivery: `5`, or `5-7` for events delivered together. */
+function rangeOf(delivery: PlannedDelivery): string {
+  return delivery.fromSeq === delivery.toSeq
+    ? String(delivery.toSeq)
+    : `${delivery.fromSeq}-${delivery.toSeq}`;
+}
+
 /** Delivers one config's events. */
 export class ConfigWorker {
   readonly taskId: string;
   readonly id: string;
   readonly #context: WorkerContext;
   #stored: StoredPushConfig;
+  /** The format of a config created over another version than 1.0; `undefined` for 1.0. */
+  readonly #format: PushPayloadFormat | undefined;
+  /** The config's version has no format here: its events are skipped (and this was logged). */
+  readonly #unrenderable: boolean;
   /** The highest seq this process knows the task's log has reached. */
   #knownSeq: number;
   #running = false;
@@ -52,6 +68,16 @@ export class ConfigWorker {
     this.taskId = stored.config.taskId;
     this.id = stored.config.id;
     this.#knownSeq = stored.taskSeq;
+    const version = stored.config.protocolVersion;
+    this.#format = version === undefined ? undefined : context.formats.get(version);
+    this.#unrenderable = version !== undefined && this.#format === undefined;
+    if (this.#unrenderable) {
+      // Another replica, configured with the compat layer, created it; this one cannot render it.
+      context.logger.error(
+        { taskId: this.taskId, configId: this.id, protocolVersion: version },
+        'push config of a protocol version this server has no payload format for; its events are skipped (give createPushNotifier the compat layer)',
+      );
+    }
   }
 
   /** The task has new events (up to `seq`, when known): deliver them. */
@@ -75,6 +101,7 @@ export class ConfigWorker {
   /** Stops after the attempt in flight; resolves once it has ended. */
   close(): Promise<void> {
     this.#closed = true;
+    recordPushPending(this, 0);
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     return this.#idle;
@@ -106,6 +133,7 @@ export class ConfigWorker {
         return;
       }
       const known = Math.max(this.#knownSeq, this.#stored.taskSeq);
+      recordPushPending(this, known - state.deliveredSeq);
       if (state.deliveredSeq >= known) {
         if (this.#stored.taskTerminal) this.#finish(true);
         return;
@@ -119,7 +147,10 @@ export class ConfigWorker {
       }
       const last = entries[entries.length - 1];
       if (last !== undefined && last.seq > this.#knownSeq) this.#knownSeq = last.seq;
-      for (const delivery of planDeliveries(entries, this.#context.payloads)) {
+      const planned = this.#unrenderable
+        ? [{ fromSeq: entries[0]?.seq ?? 0, toSeq: last?.seq ?? 0, json: undefined }]
+        : planDeliveries(entries, this.#context.payloads, this.#format);
+      for (const delivery of planned) {
         if (this.#closed) return;
         // Stopped by a retry's backoff (waited for at the top of the loop) or the end.
         if (!(await this.#deliver(delivery))) break;
@@ -133,12 +164,19 @@ export class ConfigWorker {
     if (delivery.json === undefined) {
       return this.#record({ ...this.#cleared(), deliveredSeq: delivery.toSeq });
     }
-    const outcome = await postWebhook(
+    const outcome = await postWebhookInSpan(
       this.#context.client,
       this.#request(delivery, delivery.json),
       this.#context.stopped,
+      {
+        taskId: this.taskId,
+        configId: this.id,
+        events: rangeOf(delivery),
+        taskTraceContext: this.#stored.taskTraceContext,
+      },
     );
     if (this.#closed) return false;
+    recordPushAttempt(this, delivery.toSeq, outcome, state, this.#context.timing.failingAfter);
     const now = Date.now();
     if (outcome.kind === 'delivered') {
       if (state.failing) {
@@ -195,10 +233,7 @@ export class ConfigWorker {
 
   #request(delivery: PlannedDelivery, body: string) {
     const { config } = this.#stored;
-    const range =
-      delivery.fromSeq === delivery.toSeq
-        ? String(delivery.toSeq)
-        : `${delivery.fromSeq}-${delivery.toSeq}`;
+    const range = rangeOf(delivery);
     const credentialHeaders: Record<string, string> = {};
     if (config.token !== undefined) credentialHeaders[NOTIFICATION_TOKEN_HEADER] = config.token;
     const auth = config.authentication;
@@ -210,7 +245,7 @@ export class ConfigWorker {
       url: config.url,
       body,
       headers: {
-        'content-type': 'application/a2a+json',
+        'content-type': this.#format?.contentType ?? 'application/a2a+json',
         'user-agent': 'tandem-push',
         [DELIVERY_ID_HEADER]: `${this.taskId}:${this.id}:${range}`,
       },
@@ -245,6 +280,7 @@ export class ConfigWorker {
   #finish(release: boolean): void {
     if (this.#closed) return;
     this.#closed = true;
+    recordPushPending(this, 0);
     this.#context.onDone(this, release);
   }
 
@@ -269,6 +305,9 @@ export class ConfigWorker {
         context,
         'push webhook marked failing; further attempts slow to a probe',
       );
+    } else if (outcome.kind === 'permanent') {
+      // The event is given up, never delivered: the operator should hear of it.
+      this.#context.logger.warn(context, 'push delivery failed permanently; the event is given up');
     } else {
       this.#context.logger[failing ? 'debug' : 'info'](context, 'push delivery attempt failed');
     }

@@ -28,7 +28,11 @@ import { ConfigurationError } from '../protocol/local-errors.js';
 import { integerOption } from '../protocol/integer-option.js';
 import { newUuid } from '../protocol/uuid.js';
 import type { Logger } from '../runtime/logger.js';
-import type { PushDeliveryStatus, PushNotifications } from '../runtime/push-notifications.js';
+import type {
+  PushDeliveryStatus,
+  PushNotifications,
+  PushPayloadFormat,
+} from '../runtime/push-notifications.js';
 import { engineOf, type TaskRuntime } from '../runtime/task-runtime.js';
 import type { PushConfigRecord, StoredPushConfig, TaskPushStore } from '../stores/push-store.js';
 import type { TaskScope } from '../stores/task-store.js';
@@ -70,6 +74,12 @@ export interface PushNotifierOptions {
   readonly maxConfigsPerTask?: number | undefined;
   /** Configs delivered at once by this process. Default 10,000. */
   readonly maxWorkers?: number | undefined;
+  /**
+   * The server's compat layer (`compatV03()` of `tandem/server/compat`), whose clients' configs
+   * get their version's payload (0.3: the Task object, 0.3 §9.5). Without it, a config created
+   * over 0.3 is refused, rather than posting 1.0 payloads that a 0.3 webhook cannot read.
+   */
+  readonly compat?: { readonly pushPayloads?: PushPayloadFormat | undefined } | undefined;
   readonly logger?: Logger | undefined;
 }
 
@@ -97,6 +107,7 @@ class RuntimePushNotifier implements PushNotifier {
   readonly #dispatcher: PushDispatcher;
   readonly #maxConfigs: number;
   readonly #logger: Logger;
+  readonly #formats: ReadonlyMap<string, PushPayloadFormat>;
 
   constructor(options: PushNotifierOptions) {
     const engine = engineOf(options.runtime);
@@ -121,6 +132,8 @@ class RuntimePushNotifier implements PushNotifier {
       1,
     );
     const retry = options.retry ?? {};
+    const format = options.compat?.pushPayloads;
+    this.#formats = new Map(format === undefined ? [] : [[format.protocolVersion, format]]);
     this.#dispatcher = new PushDispatcher({
       store: engine.store,
       push,
@@ -147,6 +160,7 @@ class RuntimePushNotifier implements PushNotifier {
           statusOnly: options.statusOnly === true,
           coalesceArtifacts: options.coalesceArtifacts === true,
         },
+        formats: this.#formats,
         batchSize: 64,
         parkAfterMs: 5_000,
       },
@@ -154,14 +168,21 @@ class RuntimePushNotifier implements PushNotifier {
     this.#dispatcher.start();
   }
 
-  check(config: TaskPushNotificationConfig, field: string): Promise<void> {
+  check(config: TaskPushNotificationConfig, field: string, protocolVersion = '1.0'): Promise<void> {
+    if (protocolVersion !== '1.0' && !this.#formats.has(protocolVersion)) {
+      return Promise.reject(this.#noFormat(protocolVersion));
+    }
     return checkPushConfig(config, field, this.#policy, this.#resolver);
   }
 
   async create(
     scope: TaskScope,
     config: TaskPushNotificationConfig,
-    options: { readonly field?: string; readonly fromSeq?: number } = {},
+    options: {
+      readonly field?: string;
+      readonly fromSeq?: number;
+      readonly protocolVersion?: string;
+    } = {},
   ): Promise<TaskPushNotificationConfig> {
     const taskId = config.taskId ?? '';
     if (taskId === '') {
@@ -169,8 +190,9 @@ class RuntimePushNotifier implements PushNotifier {
         { field: 'taskId', description: 'is required: the task whose updates are pushed' },
       ]);
     }
-    await this.check(config, options.field ?? '');
-    const stored = await this.#push.putConfig(scope, this.recordOf(config, taskId), {
+    await this.check(config, options.field ?? '', options.protocolVersion);
+    const record = this.recordOf(config, taskId, options.protocolVersion);
+    const stored = await this.#push.putConfig(scope, record, {
       maxConfigs: this.#maxConfigs,
       ...(options.fromSeq === undefined ? {} : { fromSeq: options.fromSeq }),
     });
@@ -180,7 +202,13 @@ class RuntimePushNotifier implements PushNotifier {
     return wireConfig(scope, stored);
   }
 
-  recordOf(config: TaskPushNotificationConfig, taskId: string): PushConfigRecord {
+  recordOf(
+    config: TaskPushNotificationConfig,
+    taskId: string,
+    protocolVersion = '1.0',
+  ): PushConfigRecord {
+    const older = protocolVersion === '1.0' ? undefined : protocolVersion;
+    if (older !== undefined && !this.#formats.has(older)) throw this.#noFormat(older);
     return {
       taskId,
       id: config.id === undefined || config.id === '' ? newUuid() : config.id,
@@ -188,7 +216,19 @@ class RuntimePushNotifier implements PushNotifier {
       ...(config.token === undefined ? {} : { token: config.token }),
       ...(config.authentication === undefined ? {} : { authentication: config.authentication }),
       createdAt: Date.now(),
+      ...(older === undefined ? {} : { protocolVersion: older }),
     };
+  }
+
+  #noFormat(version: string): UnsupportedOperationError {
+    this.#logger.warn(
+      { protocolVersion: version },
+      'a push config created over an older A2A version was refused: give createPushNotifier the compat layer',
+    );
+    return new UnsupportedOperationError(
+      `This server delivers no push notifications in the payload of A2A ${version}; create the config over A2A 1.0`,
+      { metadata: { protocolVersion: version } },
+    );
   }
 
   deliver(taskId: string, id: string): Promise<void> {

@@ -1,10 +1,12 @@
 /**
  * From a task's log entries to webhook deliveries: one per event, or — for receivers that do not
  * want every token — only status changes, or consecutive chunks of one artifact coalesced into
- * one `artifactUpdate`.
+ * one `artifactUpdate`. A config created over an older protocol version gets each event as that
+ * version's format renders it (0.3: the Task object), never coalesced.
  */
 
 import type { StreamResponse, TaskArtifactUpdateEvent } from '../protocol/generated/types.js';
+import type { PushPayloadFormat } from '../runtime/push-notifications.js';
 import type { TaskLogEntry } from '../stores/task-store.js';
 
 /** What a config's receiver gets. */
@@ -23,10 +25,14 @@ export interface PlannedDelivery {
   readonly json: string | undefined;
 }
 
-/** Plans the deliveries of `entries` (consecutive, in order). */
+/**
+ * Plans the deliveries of `entries` (consecutive, in order); `format`: the config's version is
+ * not 1.0, and its payloads are rendered so.
+ */
 export function planDeliveries(
   entries: readonly TaskLogEntry[],
   options: PayloadOptions,
+  format?: PushPayloadFormat,
 ): PlannedDelivery[] {
   const planned: PlannedDelivery[] = [];
   for (let i = 0; i < entries.length; i++) {
@@ -34,6 +40,10 @@ export function planDeliveries(
     const { payload } = entry;
     if (options.statusOnly && payload.task === undefined && payload.statusUpdate === undefined) {
       planned.push({ fromSeq: entry.seq, toSeq: entry.seq, json: undefined });
+      continue;
+    }
+    if (format !== undefined) {
+      planned.push({ fromSeq: entry.seq, toSeq: entry.seq, json: format.render(payload) });
       continue;
     }
     if (!options.coalesceArtifacts || payload.artifactUpdate === undefined) {

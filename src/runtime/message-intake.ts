@@ -15,6 +15,7 @@ import { checkInputMediaTypes } from './agent-capabilities.js';
 import type { CallContext } from './call-context.js';
 import { readTask } from './read-task.js';
 import { TaskExecution } from './task-execution.js';
+import { keepOriginOf, linkReferencedTasks, linkToOrigin } from './task-trace-links.js';
 import type { TaskRun } from './task-run.js';
 import type { TaskRuntimeEngine } from './task-runtime.js';
 import { newTimeOrderedUuid } from '../protocol/uuid.js';
@@ -63,22 +64,37 @@ export function admitMessage(
   }
   checkInputMediaTypes(incoming.parts, context.inputModes);
   if (incoming.taskId === undefined || incoming.taskId === '') {
-    const contextId =
-      incoming.contextId === undefined || incoming.contextId === ''
-        ? newTimeOrderedUuid()
-        : incoming.contextId;
-    const message = messageInTask(incoming, newTimeOrderedUuid(), contextId);
-    const run = context.runtime.begin(
-      caller.scope,
-      { taskId: message.taskId as string, contextId },
-      context.owner,
-    );
-    if (context.contentLimits !== undefined) {
-      run.limitContent(TaskBudget.forNewTask(context.contentLimits));
-    }
-    return execution(context, caller, request, message, run);
+    const { store, logger } = context.runtime;
+    // Only when the call's span records and the message names tasks: else nothing is read.
+    const linking = linkReferencedTasks(store, caller.scope, incoming, logger);
+    if (linking !== undefined) return linking.then(() => begin(context, caller, request));
+    return begin(context, caller, request);
   }
   return resume(context, caller, request, incoming.taskId);
+}
+
+/** The execution of a new task, which keeps the trace context of the call admitting it. */
+function begin(
+  context: IntakeContext,
+  caller: IntakeCaller,
+  request: SendMessageRequest,
+): TaskExecution {
+  const incoming = request.message;
+  const contextId =
+    incoming.contextId === undefined || incoming.contextId === ''
+      ? newTimeOrderedUuid()
+      : incoming.contextId;
+  const message = messageInTask(incoming, newTimeOrderedUuid(), contextId);
+  const run = context.runtime.begin(
+    caller.scope,
+    { taskId: message.taskId as string, contextId },
+    context.owner,
+  );
+  keepOriginOf(run);
+  if (context.contentLimits !== undefined) {
+    run.limitContent(TaskBudget.forNewTask(context.contentLimits));
+  }
+  return execution(context, caller, request, message, run);
 }
 
 async function resume(
@@ -92,6 +108,9 @@ async function resume(
   const limits = context.contentLimits;
   // With a history limit, the read brings up to that many messages: enough to tell a full one.
   const stored = await readTask(context.runtime.store, scope, taskId, limits?.historyLength ?? 0);
+  // The continuing call (perhaps on another replica) is its caller's; it links to the task's origin.
+  linkToOrigin(stored, taskId);
+  await linkReferencedTasks(context.runtime.store, scope, incoming, context.runtime.logger);
   const contextId = stored.task.contextId ?? '';
   if (
     incoming.contextId !== undefined &&

@@ -60,7 +60,7 @@ export class PushConfigOperations {
     inline: TaskPushNotificationConfig,
   ): Promise<void> {
     const push = this.#require();
-    await push.check(inline, INLINE_PUSH_FIELD);
+    await push.check(inline, INLINE_PUSH_FIELD, call.protocolVersion);
     const taskId = request.message.taskId;
     if (taskId !== undefined && taskId !== '') {
       const id = inline.id === undefined || inline.id === '' ? undefined : inline.id;
@@ -73,10 +73,10 @@ export class PushConfigOperations {
    * the very write that creates the task (every event from the first), so that no crash can
    * leave the task without it.
    */
-  withCreation(request: SendMessageRequest, execution: TaskExecution): void {
+  withCreation(call: CallContext, request: SendMessageRequest, execution: TaskExecution): void {
     const inline = request.configuration?.taskPushNotificationConfig;
     if (inline === undefined || execution.task !== undefined) return;
-    const record = this.#require().recordOf(inline, execution.taskId);
+    const record = this.#require().recordOf(inline, execution.taskId, call.protocolVersion);
     execution.run.pushConfigWithCreation(record);
     this.#withCreation.set(execution, record.id);
   }
@@ -111,7 +111,7 @@ export class PushConfigOperations {
     await this.#require().create(
       this.#scopes.of(call),
       { ...inline, taskId },
-      { field: INLINE_PUSH_FIELD, fromSeq },
+      { field: INLINE_PUSH_FIELD, fromSeq, protocolVersion: call.protocolVersion },
     );
   }
 
@@ -119,7 +119,9 @@ export class PushConfigOperations {
     call: CallContext,
     request: TaskPushNotificationConfig,
   ): Promise<TaskPushNotificationConfig> {
-    return await this.#require().create(this.#scopes.of(call), request);
+    return await this.#require().create(this.#scopes.of(call), request, {
+      protocolVersion: call.protocolVersion,
+    });
   }
 
   async get(

@@ -10,6 +10,7 @@ import type {
   GetTaskPushNotificationConfigRequest,
   ListTaskPushNotificationConfigsRequest,
   ListTaskPushNotificationConfigsResponse,
+  StreamResponse,
   TaskPushNotificationConfig,
 } from '../protocol/generated/types.js';
 import type { PushConfigRecord, TaskScope } from '../stores/task-store.js';
@@ -25,9 +26,10 @@ export interface PushDeliveryStatusRequest {
 export interface PushNotifications {
   /**
    * Checks a config before anything is stored, throwing `InvalidParamsError` naming the field
-   * under `field` (e.g. `configuration.taskPushNotificationConfig.url`) and why.
+   * under `field` (e.g. `configuration.taskPushNotificationConfig.url`) and why, and
+   * `UnsupportedOperationError` when no payload format serves `protocolVersion` (default `1.0`).
    */
-  check(config: TaskPushNotificationConfig, field: string): Promise<void>;
+  check(config: TaskPushNotificationConfig, field: string, protocolVersion?: string): Promise<void>;
   /**
    * Creates (or replaces) a config of a task visible in `scope`; `TaskNotFoundError` when there
    * is none. `fromSeq`: the events after it are delivered (default: the events from now on).
@@ -35,7 +37,12 @@ export interface PushNotifications {
   create(
     scope: TaskScope,
     config: TaskPushNotificationConfig,
-    options?: { readonly field?: string; readonly fromSeq?: number },
+    options?: {
+      readonly field?: string;
+      readonly fromSeq?: number;
+      /** The `Major.Minor` version of the call that creates it (default `1.0`). */
+      readonly protocolVersion?: string;
+    },
   ): Promise<TaskPushNotificationConfig>;
   /**
    * Checks that a config (with id `id`, when given) can be added to a task visible in `scope`
@@ -45,9 +52,14 @@ export interface PushNotifications {
   checkRoom(scope: TaskScope, taskId: string, id?: string): Promise<void>;
   /**
    * The config to store with a task being created (an inline config, already checked), its id
-   * generated when absent; see `TaskRun.pushConfigWithCreation`.
+   * generated when absent, remembering the version of the call (`protocolVersion`, default
+   * `1.0`) whose payloads its webhook gets; see `TaskRun.pushConfigWithCreation`.
    */
-  recordOf(config: TaskPushNotificationConfig, taskId: string): PushConfigRecord;
+  recordOf(
+    config: TaskPushNotificationConfig,
+    taskId: string,
+    protocolVersion?: string,
+  ): PushConfigRecord;
   /** Starts delivering a config stored with its task's creation, here and now. */
   deliver(taskId: string, id: string): Promise<void>;
   get(
@@ -65,6 +77,21 @@ export interface PushNotifications {
    * `TaskNotFoundError` otherwise. The A2A config message has no field for it.
    */
   deliveryStatus(scope: TaskScope, taskId: string, id: string): Promise<PushDeliveryStatus>;
+}
+
+/**
+ * The webhook payload of configs created over an older protocol version: A2A 0.3 posts the Task
+ * object (0.3 §9.5) where 1.0 posts a `StreamResponse` (spec 4.3.3). A config remembers the
+ * version it was created with, and its deliveries are rendered by the format of that version
+ * (`compatV03().pushPayloads`), so that a 0.3 client's webhook reads what it expects.
+ */
+export interface PushPayloadFormat {
+  /** The `Major.Minor` version whose configs it renders (`0.3`). */
+  readonly protocolVersion: string;
+  /** The `Content-Type` of its POSTs. */
+  readonly contentType: string;
+  /** The body telling of one event of the task's log, or `undefined` to send nothing for it. */
+  render(event: StreamResponse): string | undefined;
 }
 
 /** Where a config's deliveries stand (see {@link PushNotifications.deliveryStatus}). */

@@ -53,11 +53,13 @@ import { HandlerStreams, singleEvent } from './handler-streams.js';
 import { engineOf, type TaskRuntimeEngine } from './task-runtime.js';
 import { admitMessage, type IntakeContext } from './message-intake.js';
 import { readTask } from './read-task.js';
+import { linkToOrigin } from './task-trace-links.js';
 import { TaskScopes } from './task-scopes.js';
 import { taskContentLimitsOf, type TaskContentLimitValues } from './task-content-limits.js';
 import type { TaskAccessPolicy } from './task-access-policy.js';
 import { waitAtMost } from './wait-at-most.js';
 import { ownRuntime, storeOf } from './handler-runtime.js';
+import { storeReadiness, type Readiness } from './readiness.js';
 import type { TaskExecution } from './task-execution.js';
 import type { PushDeliveryStatus, PushDeliveryStatusRequest } from './push-notifications.js';
 import type { PushDeliveryStatusSource } from './push-delivery-status-source.js';
@@ -174,7 +176,7 @@ class RuntimeRequestHandler implements A2ARequestHandler, PushDeliveryStatusSour
     );
     // A new task's execution is prepared at once: no promise to wait for.
     const execution = admitted instanceof Promise ? await admitted : admitted;
-    this.#push.withCreation(request, execution);
+    this.#push.withCreation(call, request, execution);
     return execution;
   }
 
@@ -262,6 +264,7 @@ class RuntimeRequestHandler implements A2ARequestHandler, PushDeliveryStatusSour
 
   async cancelTask(call: CallContext, request: CancelTaskRequest): Promise<Task> {
     const stored = await this.#getStored(call, request.id, 0);
+    linkToOrigin(stored, request.id);
     const notCancelable = (state: string): TaskNotCancelableError =>
       new TaskNotCancelableError(`Task ${request.id} is ${state} and can no longer be canceled`, {
         metadata: { taskId: request.id, state },
@@ -276,6 +279,8 @@ class RuntimeRequestHandler implements A2ARequestHandler, PushDeliveryStatusSour
   async subscribeToTask(call: CallContext, request: SubscribeToTaskRequest): Promise<EventStream> {
     requireStreaming(this.capabilities, 'SubscribeToTask');
     const stored = await readTask(this.#store, this.#readScopeOf(call), request.id);
+    // The subscriber's span, in the subscriber's trace, links to where the task began.
+    linkToOrigin(stored, request.id);
     if (call.afterSeq !== undefined) {
       const afterSeq = checkedAfterSeq(call.afterSeq, stored.seq);
       if (isTerminalState(stored.state) && afterSeq >= stored.seq) return singleEvent(undefined);
@@ -321,6 +326,11 @@ class RuntimeRequestHandler implements A2ARequestHandler, PushDeliveryStatusSour
     request: DeleteTaskPushNotificationConfigRequest,
   ): Promise<void> {
     return this.#push.delete(call, request);
+  }
+
+  /** Readiness for `GET /readyz`: the runtime started, the store answers. */
+  checkReadiness(): Promise<Readiness> {
+    return storeReadiness(this.#runtime.startState, this.#store);
   }
 
   getPushDeliveryStatus(

@@ -12,6 +12,7 @@ import type {
   PushConfigRecord,
   TaskLogEntry,
   TaskScope,
+  TaskTraceContext,
 } from '../stores/task-store.js';
 import { streamEvent } from './stream-event.js';
 import type { TaskChange } from './task-changes.js';
@@ -56,6 +57,8 @@ export interface CreationTarget {
   readonly pushConfigs: readonly PushConfigRecord[];
   /** The lease the task is created with, when the runtime takes leases on this store. */
   readonly lease: { readonly holder: string; readonly ms: number } | undefined;
+  /** The trace context of the call that admitted the task's message, when it was traced. */
+  readonly traceContext?: TaskTraceContext | undefined;
 }
 
 /** The store request that creates the task of `creation` in `target`. */
@@ -63,12 +66,13 @@ export function createTaskRequest(
   target: CreationTarget,
   creation: TaskCreation,
 ): CreateTaskRequest {
-  const { scope, pushConfigs, lease } = target;
+  const { scope, pushConfigs, lease, traceContext } = target;
   const request = {
     scope,
     task: creation.stored,
     events: creation.events,
     ...(pushConfigs.length === 0 ? {} : { pushConfigs }),
+    ...(traceContext === undefined ? {} : { traceContext }),
   };
   return lease === undefined
     ? request

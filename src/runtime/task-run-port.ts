@@ -18,6 +18,7 @@ import {
 } from '../protocol/task-projection.js';
 import { assertTransition, isTerminalState } from '../protocol/task-state.js';
 import type { TaskLogEntry, TaskScope, TaskStore } from '../stores/task-store.js';
+import { TaskRunMetrics } from '../telemetry/task-metrics.js';
 import type { Logger } from './logger.js';
 import { RunSettling } from './run-settling.js';
 import { SerialQueue } from './serial-queue.js';
@@ -62,6 +63,8 @@ export class TaskRunPort implements RunForWriter {
   #keepsProjection = false;
   /** What the task may still hold (see `task-content-limits.ts`); unlimited when unset. */
   #budget: TaskBudget | undefined;
+  /** The task metrics of the run (telemetry); the runtime ends them with the run. */
+  readonly metrics: TaskRunMetrics;
 
   constructor(deps: TaskRunDependencies, init: TaskRunInit) {
     this.#deps = deps;
@@ -70,6 +73,8 @@ export class TaskRunPort implements RunForWriter {
     this.taskId = init.taskId;
     this.#seq = init.seq;
     this.#state = init.state;
+    this.metrics = new TaskRunMetrics(init.scope.agent, init.taskId);
+    if (init.seq > 0) this.metrics.state(init.state);
   }
 
   get seq(): number {
@@ -140,6 +145,7 @@ export class TaskRunPort implements RunForWriter {
     if (this.#keepsProjection) this.#projection = projectionOf(creation.request.task);
     this.#seq = events.length;
     this.#state = creation.state;
+    this.metrics.state(creation.state);
     for (const event of events) this.#deps.hub.publish(this.taskId, event);
     this.checkSettled();
   }
@@ -151,6 +157,7 @@ export class TaskRunPort implements RunForWriter {
     }
     this.#seq = seq;
     this.#state = change.state;
+    this.metrics.state(change.state);
     this.#deps.hub.publish(this.taskId, event);
     this.checkSettled();
   }
@@ -183,6 +190,7 @@ export class TaskRunPort implements RunForWriter {
     }
     this.#seq = stored.seq;
     this.#state = stored.state;
+    this.metrics.state(stored.state);
     if (!isTerminalState(stored.state)) {
       this.checkSettled();
       return false;

@@ -20,12 +20,13 @@ import type { Message, Task, TaskState } from '../protocol/generated/types.js';
 import { asError } from '../protocol/local-errors.js';
 import type { TaskViewOptions } from '../protocol/task-projection.js';
 import { isInterruptedState, isTerminalState } from '../protocol/task-state.js';
-import type { PushConfigRecord, TaskScope } from '../stores/task-store.js';
+import type { PushConfigRecord, TaskScope, TaskTraceContext } from '../stores/task-store.js';
 import type { TaskBudget } from './task-content-limits.js';
 import { PipelinedWriter } from './pipelined-writer.js';
 import { SerialWriter } from './serial-writer.js';
 import { resumeChange, statusChange, type TaskChange } from './task-changes.js';
 import { createTaskRequest, submittedTask, taskCreation } from './task-creation.js';
+import type { TaskRunMetrics } from '../telemetry/task-metrics.js';
 import { TaskRunPort, type TaskRunDependencies, type TaskRunInit } from './task-run-port.js';
 import type {
   ChangeBuilder,
@@ -52,6 +53,7 @@ export class TaskRun {
   readonly #port: TaskRunPort;
   readonly #writer: TaskWriter;
   #pushConfigs: readonly PushConfigRecord[] = NO_PUSH_CONFIGS;
+  #traceContext: TaskTraceContext | undefined;
 
   constructor(deps: TaskRunDependencies, init: TaskRunInit) {
     this.scope = init.scope;
@@ -69,6 +71,11 @@ export class TaskRun {
    */
   get acceptedState(): TaskState {
     return this.#writer.acceptedState();
+  }
+
+  /** The task metrics of the run (telemetry); the runtime ends them with the run. */
+  get metrics(): TaskRunMetrics {
+    return this.#port.metrics;
   }
 
   /** The sequence number of the last stored event (0 before the task is created). */
@@ -131,6 +138,11 @@ export class TaskRun {
     if (this.#port.seq === 0) this.#pushConfigs = [...this.#pushConfigs, config];
   }
 
+  /** Stores the trace context of the call that admitted the task with its creation. */
+  traceContextWithCreation(traceContext: TaskTraceContext | undefined): void {
+    if (this.#port.seq === 0) this.#traceContext = traceContext;
+  }
+
   /** Creates the task: its first event is the `Task` snapshot, in `SUBMITTED` state. */
   create(userMessage: Message): Promise<Task> {
     const { created, written } = this.createWith(userMessage, undefined);
@@ -162,7 +174,12 @@ export class TaskRun {
       refused = asError(error);
     }
     const creation = taskCreation(snapshot, change);
-    const target = { scope: this.scope, pushConfigs: this.#pushConfigs, lease: this.#lease };
+    const target = {
+      scope: this.scope,
+      pushConfigs: this.#pushConfigs,
+      lease: this.#lease,
+      traceContext: this.#traceContext,
+    };
     return {
       request: createTaskRequest(target, creation),
       snapshot,

@@ -14,6 +14,8 @@
  * replica). Interrupted tasks hold no lease and stay resumable.
  */
 
+import { tandemInstruments } from '../telemetry/instruments.js';
+import { instrumentStore, storeAttributes } from '../telemetry/store-metrics.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { agentMessage } from '../protocol/builders.js';
 import type { Message, Task, TaskState } from '../protocol/generated/types.js';
@@ -134,7 +136,8 @@ export class TaskRuntimeEngine implements TaskRuntime {
   #started: Promise<void> | undefined;
 
   constructor(options: TaskRuntimeOptions) {
-    const { store } = options;
+    // Every operation timed (telemetry), the store itself for everything else.
+    const store = instrumentStore(options.store);
     this.store = store;
     this.logger = options.logger ?? silentLogger;
     this.hub = new TaskEventHub(this.logger);
@@ -157,9 +160,19 @@ export class TaskRuntimeEngine implements TaskRuntime {
   }
 
   start(): Promise<void> {
-    this.#started ??= this.#start();
+    if (this.#started === undefined) {
+      this.startState = 'starting';
+      this.#started = this.#start();
+      this.#started.then(
+        () => (this.startState = 'started'),
+        () => (this.startState = 'failed'),
+      );
+    }
     return this.#started;
   }
+
+  /** Where `start()` is, for readiness (`readiness.ts`). */
+  startState: 'not started' | 'starting' | 'started' | 'failed' = 'not started';
 
   async #start(): Promise<void> {
     const { store } = this;
@@ -302,6 +315,7 @@ export class TaskRuntimeEngine implements TaskRuntime {
   async end(run: TaskRun): Promise<void> {
     const entry = this.#runs.get(run.taskId);
     if (entry?.run === run) this.#runs.delete(run.taskId);
+    run.metrics.ended();
     try {
       // A task never created (a direct reply, a failed store) has no lease to give up; an
       // interrupted one waits for its next message without one.
@@ -321,6 +335,7 @@ export class TaskRuntimeEngine implements TaskRuntime {
 
   #onResync(): void {
     this.logger.warn({}, 'the change feed reconnected; re-reading the tasks followed here');
+    tandemInstruments().serverStoreChangeFeedResyncs.add(1, storeAttributes(this.store));
     this.hub.pokeAll();
     for (const { run } of this.#runs.values()) this.#refresh(run);
   }
@@ -347,8 +362,11 @@ export class TaskRuntimeEngine implements TaskRuntime {
         const outcome = await run.writeIfUnchanged(
           statusChange(orphan.taskId, orphan.contextId, 'TASK_STATE_FAILED', message),
         );
+        run.metrics.ended();
         if (outcome === 'applied') {
           failed++;
+          if (!ignoreLeases)
+            tandemInstruments().serverStoreLeaseTakeovers.add(1, storeAttributes(this.store));
           this.logger.warn(
             { taskId: orphan.taskId, previousState: orphan.state },
             'failed an orphaned task',

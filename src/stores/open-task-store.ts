@@ -141,6 +141,11 @@ export interface OpenTaskStoreOptions {
    * flush of the SQLite WAL.
    */
   readonly onError?: ((error: Error) => void) | undefined;
+  /**
+   * Told once when opening waits for another process that holds the store (a SQLite file locked
+   * by a server still running); the message names the file.
+   */
+  readonly onWaiting?: ((message: string) => void) | undefined;
 }
 
 /** Opens the store a description names, creating or migrating its schema as needed. */
@@ -157,6 +162,7 @@ export async function openTaskStore(
       return SqliteTaskStore.open({
         path: parsed.path,
         ...(options.onError === undefined ? {} : { onError: options.onError }),
+        ...(options.onWaiting === undefined ? {} : { onWaiting: options.onWaiting }),
       });
     }
     case 'postgres': {

@@ -23,6 +23,7 @@
 
 import type { AuthenticationInfo } from '../protocol/generated/types.js';
 import { InvalidTaskWriteError } from '../protocol/local-errors.js';
+import type { TaskTraceContext } from '../telemetry/task-trace-context.js';
 import type { TaskScope } from './task-scope.js';
 
 /** A push notification config as stored (the wire config without its tenant). */
@@ -34,6 +35,11 @@ export interface PushConfigRecord {
   readonly authentication?: AuthenticationInfo;
   /** Epoch ms. */
   readonly createdAt: number;
+  /**
+   * The `Major.Minor` protocol version of the call that created it, when not 1.0 (`0.3`): its
+   * webhook gets that version's payload. Absent: 1.0.
+   */
+  readonly protocolVersion?: string;
 }
 
 /** Where a config's deliveries stand. */
@@ -59,6 +65,8 @@ export interface StoredPushConfig {
   readonly taskSeq: number;
   /** Whether the task is in a terminal state (no more events will come). */
   readonly taskTerminal: boolean;
+  /** The task's originating trace context, when it has one: deliveries are its children. */
+  readonly taskTraceContext?: TaskTraceContext;
 }
 
 /** One page of a task's configs, in id order. */

@@ -36,12 +36,14 @@
 
 import type { StreamResponse, Task, TaskState } from '../protocol/generated/types.js';
 import type { TaskMutation, TaskViewOptions } from '../protocol/task-projection.js';
+import type { TaskTraceContext } from '../telemetry/task-trace-context.js';
 import type { PushConfigRecord, TaskPushStore } from './push-store.js';
 import type { TaskReadScope, TaskScope } from './task-scope.js';
 
 /** A push config as stored; part of a task creation when given with the message (see `push-store.ts`). */
 export type { PushConfigRecord } from './push-store.js';
 export type { TaskReadScope, TaskScope } from './task-scope.js';
+export type { TaskTraceContext } from '../telemetry/task-trace-context.js';
 
 export type { TaskMutation, TaskViewOptions } from '../protocol/task-projection.js';
 
@@ -77,6 +79,12 @@ export interface CreateTaskRequest {
    * must differ; a config the store refuses refuses the whole creation.
    */
   readonly pushConfigs?: readonly PushConfigRecord[];
+  /**
+   * The trace context the task was created in, kept with it and handed back by reads
+   * ({@link StoredTask.traceContext}); never part of the task a caller sees. Absent when the
+   * creating call was not traced.
+   */
+  readonly traceContext?: TaskTraceContext;
 }
 
 /** An atomic, conditional write of events and the projection changes they cause. */
@@ -101,6 +109,8 @@ export interface StoredTask {
   readonly state: TaskState;
   /** `JSON.stringify(task)`, when the store has it at hand (e.g. a finished task kept as JSON). */
   readonly json?: string;
+  /** The trace context the task was created with ({@link CreateTaskRequest.traceContext}). */
+  readonly traceContext?: TaskTraceContext;
 }
 
 /** Position in the listing order: status time descending, then id descending. */

@@ -10,6 +10,7 @@
 
 import {
   context,
+  isSpanContextValid,
   propagation,
   SpanKind,
   SpanStatusCode,
@@ -97,10 +98,12 @@ function metricAttributesOf(operation: string, call: ServerCallFacts): Attribute
 function parentOf(call: ServerCallFacts, trust: boolean): { parent: Context; links: Link[] } {
   const active = context.active();
   // A transport instrumentation (HTTP, gRPC) already made the call's transport span, from the
-  // caller's traceparent: it is the parent, as the conventions draw it.
-  if (trace.getSpan(active) !== undefined) return { parent: active, links: [] };
+  // caller's traceparent: it is the parent, as the conventions draw it — when the caller is
+  // trusted. Untrusted, that span is the caller's trace too, so the call starts a new one all the
+  // same (linked to what the caller sent).
+  if (trust && trace.getSpan(active) !== undefined) return { parent: active, links: [] };
   const read = (name: string): string | undefined => call.serviceParameters.get(name) ?? undefined;
-  const inbound = extractTraceContext(read, active);
+  const inbound = extractTraceContext(read, trace.deleteSpan(active));
   if (trust) return { parent: inbound, links: [] };
   const remote = trace.getSpanContext(inbound);
   return {
@@ -124,7 +127,12 @@ export class ServerCallTelemetry {
     this.#span = span;
     this.#recording = span.isRecording();
     this.#metricAttributes = metricAttributes;
-    this.context = trace.setSpan(parent, span);
+    // With no SDK and no caller's context, the span is the API's invalid no-op: putting it in
+    // the context would change nothing but cost a context per call.
+    this.context =
+      this.#recording || isSpanContextValid(span.spanContext())
+        ? trace.setSpan(parent, span)
+        : parent;
   }
 
   /** Starts the span of a call, before the operation runs. */

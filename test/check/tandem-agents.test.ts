@@ -36,15 +36,8 @@ function unexpectedSkips(report: CheckReport, allowBehaviour: boolean): string[]
     .map((c) => `${label(c)}: ${c.detail}`);
 }
 
-/**
- * Defects of Tandem found by the checker, left to the owners of that code (see docs/check.md):
- * a webhook registered over A2A 0.3 gets the 1.0 `StreamResponse`, not the 0.3 Task object.
- */
-const KNOWN_TANDEM_DEFECTS = [
-  'push.delivery [JSONRPC 0.3]',
-  'push.delivery [HTTP+JSON 0.3]',
-  'push.delivery [GRPC 0.3]',
-];
+/** Defects of Tandem found by the checker and not fixed yet (see docs/check.md): none. */
+const KNOWN_TANDEM_DEFECTS: readonly string[] = [];
 
 describe('tandem/check against tandem serve', () => {
   let server: TandemServer;
@@ -70,8 +63,7 @@ describe('tandem/check against tandem serve', () => {
       expect(report.bindings).toEqual(['JSONRPC', 'HTTP+JSON', 'GRPC']);
       expect(labelsOf(report, 'fail')).toEqual([]);
       expect(unexpectedSkips(report, agent !== 'conformance')).toEqual([]);
-      // Tandem answers some errors of its HTTP+JSON streaming routes as application/json (§11.1).
-      expect(labelsOf(report, 'warn')).toEqual(['rest.content-type [HTTP+JSON 1.0]']);
+      expect(labelsOf(report, 'warn')).toEqual([]);
     },
   );
 

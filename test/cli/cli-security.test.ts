@@ -8,9 +8,12 @@
 
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskNotFoundError } from '../../src/index.js';
+import { createClient, type PublicJwk } from '../../src/client.js';
 import { refusal, rejection } from '../support/a2a-errors.js';
 import { isHttpBinding, BINDINGS, connectDriver } from '../support/drivers/bindings.js';
 import { startIdentityProvider, type IdentityProvider } from '../support/identity-provider.js';
@@ -280,6 +283,56 @@ describe('signed cards: tandem keygen, serve --sign-card, card --verify', () => 
     ]);
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/is not signed/);
+  });
+
+  it('signs the card as served with --compat 0.3: its 0.3 fields and its 1.0 reading both verify', async () => {
+    const prefix = join(dir, 'compat-signing');
+    expect((await runCli(['keygen', '--out', prefix])).code).toBe(0);
+    const { url } = await serve([
+      '--sign-card',
+      `${prefix}.key.pem`,
+      '--compat',
+      '0.3',
+      '--log-level',
+      'silent',
+    ]);
+    const served = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as {
+      protocolVersion?: string;
+      signatures: { protected: string }[];
+    };
+    expect(served.protocolVersion).toBe('0.3.0');
+    // One signature over the 1.0 reading, one over the card as served (with the 0.3 fields).
+    expect(served.signatures).toHaveLength(2);
+    // tandem card --verify checks the card as received (spec 8.4.3), 0.3 fields included.
+    const verified = await runCli(['card', url, '--verify', '--trust-key', `${prefix}.pub.pem`]);
+    expect(verified.stderr).toMatch(/the card's signature verifies/);
+    expect(verified.code).toBe(0);
+    // A 1.0 client that verifies the card it read into 1.0 (0.3 fields dropped) verifies too.
+    const keys = (JSON.parse(readFileSync(`${prefix}.jwks.json`, 'utf8')) as { keys: PublicJwk[] })
+      .keys;
+    const client = await createClient(url, { verifyCard: { keys } });
+    expect(client.card.signatures).toHaveLength(2);
+    // The served card with only its 1.0 reading's signature does not verify as received: the
+    // second signature is what covers the 0.3 fields. A card server on loopback serves it so.
+    const trimmed = { ...served, signatures: served.signatures.slice(0, 1) };
+    const cardServer = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(trimmed));
+    });
+    await new Promise<void>((resolve) => cardServer.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = cardServer.address() as AddressInfo;
+      const refused = await runCli([
+        'card',
+        `http://127.0.0.1:${port}/.well-known/agent-card.json`,
+        '--verify',
+        '--trust-key',
+        `${prefix}.pub.pem`,
+      ]);
+      expect(refused.stderr).toMatch(/no signature that verifies/);
+      expect(refused.code).toBe(1);
+    } finally {
+      await new Promise<void>((resolve) => cardServer.close(() => resolve()));
+    }
   });
 });
 

@@ -47,7 +47,7 @@ beforeAll(async () => {
   telemetry = registerInMemoryTelemetry();
   runtime = createTaskRuntime({ store: new MemoryTaskStore() });
   await runtime.start();
-  const push = createPushNotifier({ runtime, allow: ['127.0.0.1'] });
+  const push = createPushNotifier({ runtime, allow: ['127.0.0.1'], compat: compatV03() });
   const handler = createRequestHandler({ agent: clientTestAgent, runtime, push });
   const authenticate: Authenticator = ({ binding, headers }) => {
     const traceparent = headers.get('traceparent');

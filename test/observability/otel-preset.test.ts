@@ -86,13 +86,19 @@ describe.each([
       expect(attributeOf(received.resourceAttributes, 'deployment.environment.name')).toBe('test');
     }
     const spans = receiver.spans;
-    expect(spans.map((span) => span.name).sort()).toEqual([
-      'GetTask',
-      'SendMessage',
-      'SendStreamingMessage',
+    // Each call's CLIENT span and the server's SERVER span, in one process here.
+    expect(spans.map((span) => `${span.name} ${span.kind}`).sort()).toEqual([
+      'GetTask 2',
+      'GetTask 3',
+      'SendMessage 2',
+      'SendMessage 3',
+      'SendStreamingMessage 2',
+      'SendStreamingMessage 3',
     ]);
-    const getTask = spans.find((span) => span.name === 'GetTask');
-    expect(getTask?.kind).toBe(3); // SPAN_KIND_CLIENT
+    const getTask = spans.find((span) => span.name === 'GetTask' && span.kind === 3);
+    const served = spans.find((span) => span.name === 'GetTask' && span.kind === 2);
+    expect(served?.parentSpanId).toBe(getTask?.spanId);
+    expect(attributeOf(served?.attributes, 'error.type')).toBe('TaskNotFoundError');
     expect(getTask?.status?.code).toBe(2); // STATUS_CODE_ERROR
     expect(attributeOf(getTask?.attributes, 'error.type')).toBe('TaskNotFoundError');
     expect(getTask?.traceId).toMatch(/^[0-9a-f]{32}$/);
@@ -116,7 +122,7 @@ describe('the environment', () => {
     telemetry = await startTelemetry();
     await workload();
     // Neither flushed by a shutdown: each arrives on its own schedule.
-    await receiver.waitFor((r) => r.spans.length >= 3);
+    await receiver.waitFor((r) => r.spans.length >= 6);
     await receiver.waitFor((r) =>
       r.metrics.some((m) => m.name === 'a2a.client.operation.duration'),
     );
@@ -149,7 +155,7 @@ describe('the environment', () => {
     await workload();
     await telemetry.shutdown();
     telemetry = undefined;
-    expect(receiver.spans.length).toBe(3);
+    expect(receiver.spans.length).toBe(6);
 
     const other = await OtlpReceiver.start();
     try {
@@ -158,8 +164,8 @@ describe('the environment', () => {
       await workload();
       await telemetry.shutdown();
       telemetry = undefined;
-      expect(other.spans.length).toBe(3);
-      expect(receiver.spans.length).toBe(3);
+      expect(other.spans.length).toBe(6);
+      expect(receiver.spans.length).toBe(6);
     } finally {
       await other.close();
     }

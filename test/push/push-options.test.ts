@@ -9,7 +9,7 @@ import { testAgent } from '../support/agents.js';
 import { useBehaviourEnv } from '../support/behaviour-env.js';
 import { send } from '../support/messages.js';
 import { deliveredSeqs, payloadKinds, startWebhookReceiver } from '../support/webhook-receiver.js';
-import { pollUntil } from '../support/sync.js';
+import { pollUntil, within } from '../support/sync.js';
 import { DestinationPolicy } from '../../src/push/destination-policy.js';
 import { parseServePush } from '../../src/cli/serve/push.js';
 import { UsageFailure } from '../../src/cli/cli-values.js';
@@ -298,6 +298,45 @@ describe('bounded delivery', () => {
         perTask.set(id, (perTask.get(id) ?? 0) + 1);
       }
       expect([...perTask.keys()].sort()).toEqual(tasks.map((t) => t.id).sort());
+    } finally {
+      await hook.close();
+    }
+  });
+});
+
+function taskIdOf(context: object): unknown {
+  return (context as { taskId?: unknown }).taskId;
+}
+
+describe('the log of failed deliveries', () => {
+  const env = useBehaviourEnv({ binding: 'jsonrpc', store: 'memory' });
+
+  it('warns of a delivery given up (HTTP 400), and tells a retried one (503) at info', async () => {
+    const { agent } = await env.serve(testAgent, { push: env.push() });
+    const hook = await startWebhookReceiver();
+    // The first POST is refused for a while (retried), the second for good (given up).
+    hook.respondWith((_request, index) => ({
+      status: index === 0 ? 503 : index === 1 ? 400 : 204,
+    }));
+    try {
+      const task = await agent.sendTask(
+        send('echo hi', {}, { taskPushNotificationConfig: { url: hook.url } }),
+      );
+      const given = await within(
+        env.nextLog(
+          (e) =>
+            (e.message ?? '').includes('failed permanently') && taskIdOf(e.context) === task.id,
+        ),
+        10_000,
+        'the log of the delivery refused with HTTP 400',
+      );
+      expect(given.level).toBe('warn');
+      expect(given.context).toMatchObject({ reason: 'HTTP 400', permanent: true });
+      const retried = env.logs.find(
+        (e) => e.message === 'push delivery attempt failed' && taskIdOf(e.context) === task.id,
+      );
+      expect(retried?.level).toBe('info');
+      expect(retried?.context).toMatchObject({ reason: 'HTTP 503', permanent: false });
     } finally {
       await hook.close();
     }

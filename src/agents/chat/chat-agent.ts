@@ -3,10 +3,11 @@
  * context is its own conversation (its history is the context's earlier tasks, see
  * `chat-history.ts`), each message its own task, answered by one artifact `answer` whose chunks
  * are the model's tokens as they come. CancelTask aborts the model request at once; a model that
- * fails fails the task with a reason that names no key and no URL.
+ * fails fails the task with a reason that names no key and no URL, and the failure is logged at
+ * warn with the task id and that same reason — never the model's text or the conversation.
  */
 
-import { defineAgent, type AgentDefinition } from '../../server.js';
+import { defineAgent, silentLogger, type AgentDefinition, type Logger } from '../../server.js';
 import { completeChat, type ChatModelOptions, type ChatOutcome } from './chat-completions.js';
 import { IMAGE_MEDIA_TYPES, type ChatConfig } from './chat-config.js';
 import { conversationOf } from './chat-history.js';
@@ -17,6 +18,8 @@ import { ModelError } from './model-error.js';
 export interface ChatAgentOptions {
   /** Sent as `Authorization: Bearer`; read by `tandem serve` from `TANDEM_MODEL_API_KEY`. */
   readonly apiKey?: string | undefined;
+  /** Where each failed model call is logged, at warn. Default: nothing is logged. */
+  readonly logger?: Logger | undefined;
 }
 
 /** The media types the chat agent accepts, as its card declares them. */
@@ -43,6 +46,7 @@ export function createChatAgent(
   options: ChatAgentOptions = {},
 ): AgentDefinition {
   const model = chatModelOptions(config, options.apiKey);
+  const logger = options.logger ?? silentLogger;
   return defineAgent({
     card: {
       name: config.name,
@@ -68,6 +72,16 @@ export function createChatAgent(
         // Canceled: the task is CANCELED already, and anything written now would be dropped.
         if (ctx.signal.aborted) return;
         if (!(error instanceof ModelError)) throw error;
+        // The reason is the task's, safe to show: it names no key and no URL of the model.
+        logger.warn(
+          {
+            taskId: ctx.taskId,
+            contextId: ctx.contextId,
+            model: config.model,
+            reason: error.message,
+          },
+          'chat agent: the model call failed',
+        );
         // What the model said before it failed stays readable, marked complete as it is.
         await out.end();
         return ctx.fail(error.message);

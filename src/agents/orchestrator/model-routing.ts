@@ -2,11 +2,11 @@
  * Routing by a chat model, when the orchestrator has one (`--model-url`): the model is shown the
  * request and a numbered list of the peers' skills (name, description, tags, examples) and
  * answers with the number of the skill that fits, or 0 for none. An answer that names no listed
- * skill, or a model that fails, leaves the choice to the score of `skill-routing.ts`.
+ * skill leaves the choice to the score of `skill-routing.ts`; so does a model that fails, once the
+ * caller has logged why (the `ModelError` is thrown to it).
  */
 
 import { completeChat, type ChatModelOptions } from '../chat/chat-completions.js';
-import { ModelError } from '../chat/model-error.js';
 import type { Peer } from './peer-directory.js';
 import { skillsOf, type Route } from './skill-routing.js';
 
@@ -17,6 +17,8 @@ const INSTRUCTIONS =
 /**
  * The skill the model picks: a route, `null` when the model says none fits, or `undefined` when
  * it gave no usable answer (the caller then scores the skills itself).
+ *
+ * @throws ModelError when the model call fails.
  */
 export async function routeByModel(
   model: ChatModelOptions,
@@ -33,20 +35,15 @@ export async function routeByModel(
     })
     .join('\n');
   let answer = '';
-  try {
-    for await (const piece of completeChat(
-      { ...model, stream: false, maxTokens: 8, temperature: 0 },
-      [
-        { role: 'system', content: INSTRUCTIONS },
-        { role: 'user', content: `Skills:\n${list}\n\nRequest: ${text}` },
-      ],
-      signal,
-    )) {
-      answer += piece;
-    }
-  } catch (error) {
-    if (error instanceof ModelError) return undefined;
-    throw error;
+  for await (const piece of completeChat(
+    { ...model, stream: false, maxTokens: 8, temperature: 0 },
+    [
+      { role: 'system', content: INSTRUCTIONS },
+      { role: 'user', content: `Skills:\n${list}\n\nRequest: ${text}` },
+    ],
+    signal,
+  )) {
+    answer += piece;
   }
   const match = /\d+/.exec(answer);
   if (match === null) return undefined;

@@ -8,11 +8,23 @@
 
 import { createHash } from 'node:crypto';
 import type { Struct } from '../../index.js';
-import { defineAgent, type AgentContext, type AgentDefinition } from '../../server.js';
+import {
+  defineAgent,
+  silentLogger,
+  type AgentContext,
+  type AgentDefinition,
+  type Logger,
+} from '../../server.js';
 import type { ChatModelOptions } from '../chat/chat-completions.js';
+import { ModelError } from '../chat/model-error.js';
 import { routeByModel } from './model-routing.js';
 import { delegate, pendingPeerTask } from './peer-delegation.js';
-import { PeerDirectory, type PeerDirectoryOptions } from './peer-directory.js';
+import {
+  PeerDirectory,
+  type PeerDirectoryOptions,
+  type UnreachablePeer,
+} from './peer-directory.js';
+import { cardFailureOf, warnPeerFailure } from './peer-failure.js';
 import { describeSkills, routeByScore, type Route } from './skill-routing.js';
 
 /** Where a peer finds the caller's reference, when {@link OrchestratorConfig.callerReference}. */
@@ -46,6 +58,12 @@ export interface OrchestratorConfig extends PeerDirectoryOptions {
   readonly callerReference?: boolean;
   readonly name?: string;
   readonly description?: string;
+  /**
+   * Where each failure upstream is logged at warn, with the task id and the reason: a peer whose
+   * card cannot be read or is invalid, a call to a peer that fails, a routing model that fails.
+   * Neither message contents nor credentials are logged. Default: nothing is logged.
+   */
+  readonly logger?: Logger | undefined;
 }
 
 function callerMetadata(ctx: AgentContext): Struct {
@@ -57,12 +75,31 @@ function callerMetadata(ctx: AgentContext): Struct {
 /** Creates an orchestrator of the given peers. */
 export function createOrchestratorAgent(config: OrchestratorConfig): AgentDefinition {
   const directory = new PeerDirectory(config.peers, config);
-  const route = async (ctx: AgentContext, peers: Parameters<typeof routeByScore>[1]) => {
+  const logger = config.logger ?? silentLogger;
+  const routeByModelOrScore = async (
+    ctx: AgentContext,
+    peers: Parameters<typeof routeByScore>[1],
+  ): Promise<Route | undefined> => {
     if (config.routingModel !== undefined) {
-      const chosen = await routeByModel(config.routingModel, ctx.text, peers, ctx.signal);
-      if (chosen !== undefined) return chosen ?? undefined;
+      try {
+        const chosen = await routeByModel(config.routingModel, ctx.text, peers, ctx.signal);
+        if (chosen !== undefined) return chosen ?? undefined;
+      } catch (error) {
+        if (!(error instanceof ModelError)) throw error;
+        // The score still routes the request; the operator should know the model is failing.
+        logger.warn(
+          { taskId: ctx.taskId, reason: error.message },
+          'orchestrator: the routing model failed; routing by skill scores instead',
+        );
+      }
     }
     return routeByScore(ctx.text, peers);
+  };
+  /** Logs every peer that could not be read. */
+  const warnUnreachable = (ctx: AgentContext, unreachable: readonly UnreachablePeer[]): void => {
+    for (const peer of unreachable) {
+      warnPeerFailure(logger, { taskId: ctx.taskId, url: peer.url, peer: peer.key }, peer.reason);
+    }
   };
   return defineAgent({
     card: {
@@ -101,13 +138,18 @@ export function createOrchestratorAgent(config: OrchestratorConfig): AgentDefini
           return ctx.fail('The agent this task was waiting on is no longer one I delegate to');
         }
         const peer = await directory.peer(url, ctx.signal);
-        if (!('card' in peer)) return ctx.fail(`The agent this task waits on: ${peer.reason}`);
+        if (!('card' in peer)) {
+          const reason = cardFailureOf(peer.error, 'the agent this task waits on');
+          warnPeerFailure(logger, { taskId: ctx.taskId, url, peer: peer.key }, reason);
+          return ctx.fail(reason);
+        }
         return delegate({
           ctx,
           directory,
           peer,
           continuing: pending,
           metadata,
+          logger,
         });
       }
       if (hops >= MAX_HOPS) {
@@ -116,7 +158,13 @@ export function createOrchestratorAgent(config: OrchestratorConfig): AgentDefini
         );
       }
       const { peers, unreachable } = await directory.read(ctx.signal);
-      const chosen: Route | undefined = await route(ctx, peers);
+      warnUnreachable(ctx, unreachable);
+      if (peers.length === 0 && unreachable.length > 0) {
+        // Nothing can answer: the task failed, and says why, rather than completing empty.
+        const reasons = unreachable.map((peer) => peer.reason).join('; ');
+        return ctx.fail(`No agent I delegate to can be used: ${reasons}`);
+      }
+      const chosen = await routeByModelOrScore(ctx, peers);
       if (chosen === undefined) {
         const skills = describeSkills(peers, unreachable.length);
         // A continued task cannot be answered by a direct message.
@@ -128,6 +176,7 @@ export function createOrchestratorAgent(config: OrchestratorConfig): AgentDefini
         directory,
         peer: chosen.peer,
         metadata,
+        logger,
       });
     },
   });

@@ -17,16 +17,13 @@
  */
 
 import {
-  AgentCardError,
   CallTimeoutError,
   ConnectionError,
   ContentTypeNotSupportedError,
   HttpStatusError,
   NoCompatibleInterfaceError,
-  ProtocolViolationError,
   TaskNotCancelableError,
   UnsupportedOperationError,
-  isA2AError,
   type A2AClient,
   type Message,
   type Part,
@@ -35,8 +32,9 @@ import {
 } from '../../client.js';
 import type { JsonValue, Struct, TaskStatus } from '../../index.js';
 import { MethodNotFoundError, VersionNotSupportedError } from '../../index.js';
-import type { AgentContext } from '../../server.js';
+import type { AgentContext, Logger } from '../../server.js';
 import type { Peer, PeerDirectory } from './peer-directory.js';
+import { callFailureOf, cardFailureOf, warnPeerFailure } from './peer-failure.js';
 
 /** Where, in the metadata of a question's first part, the peer task it came from is named. */
 export const PEER_TASK_KEY = 'tandem.orchestrator/peerTask';
@@ -79,6 +77,8 @@ export interface Delegation {
   readonly continuing?: PeerTaskRef;
   /** Message metadata for the peer (the caller's reference, when configured). */
   readonly metadata?: Struct;
+  /** Where each failure to reach or use the peer is logged, at warn. */
+  readonly logger: Logger;
 }
 
 /** A part as the peer gets it: its content, name and media type; not its metadata. */
@@ -110,37 +110,23 @@ function looksStale(error: unknown, continuing: boolean): boolean {
   return error instanceof UnsupportedOperationError && !continuing;
 }
 
-/** Why a call to the peer failed, in words for the caller (no URL). */
-function failureOf(error: unknown, name: string): string | undefined {
-  if (isA2AError(error)) return `${name} refused the request: ${error.message}`;
-  if (error instanceof CallTimeoutError) return `${name} did not answer in time`;
-  if (error instanceof ConnectionError) return `${name} could not be reached`;
-  if (error instanceof NoCompatibleInterfaceError) {
-    return `${name} offers no interface this orchestrator speaks`;
-  }
-  if (error instanceof HttpStatusError) {
-    return `${name} answered HTTP ${error.status} instead of A2A`;
-  }
-  if (error instanceof AgentCardError) return `${name}'s agent card could not be read`;
-  if (error instanceof ProtocolViolationError) {
-    return `${name} answered something that is not valid A2A`;
-  }
-  return undefined;
-}
-
 /** Runs a delegation to its end (or to the peer's question). */
 export async function delegate(delegation: Delegation): Promise<void> {
-  const { ctx, directory } = delegation;
+  const { ctx, directory, logger } = delegation;
   let peer = delegation.peer;
+  const failed = (reason: string): Promise<void> => {
+    warnPeerFailure(logger, { taskId: ctx.taskId, url: peer.url, peer: peer.key }, reason);
+    return ctx.fail(reason);
+  };
   for (let attempt = 0; ; attempt++) {
     const outcome = await new PeerRelay(delegation, peer).run();
     if (outcome === 'done') return;
-    if (attempt > 0)
-      return ctx.fail(failureOf(outcome.error, peer.card.name) ?? 'The delegation failed');
+    if (attempt > 0) {
+      return failed(callFailureOf(outcome.error, peer.card.name) ?? 'The delegation failed');
+    }
     directory.refresh(peer.url);
     const fresh = await directory.peer(peer.url, ctx.signal);
-    if (!('card' in fresh))
-      return ctx.fail(`${peer.card.name} could not be reached: ${fresh.reason}`);
+    if (!('card' in fresh)) return failed(cardFailureOf(fresh.error, peer.card.name));
     peer = fresh;
   }
 }
@@ -200,8 +186,10 @@ class PeerRelay {
       if (!this.#accepted && looksStale(error, this.#delegation.continuing !== undefined)) {
         return { error };
       }
-      const reason = failureOf(error, this.#name);
+      const reason = callFailureOf(error, this.#name);
       if (reason === undefined) throw error;
+      const peer = { taskId: ctx.taskId, url: this.#peer.url, peer: this.#peer.key };
+      warnPeerFailure(this.#delegation.logger, peer, reason);
       await ctx.fail(reason);
       return 'done';
     } finally {

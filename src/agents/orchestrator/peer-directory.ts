@@ -18,6 +18,7 @@ import {
   type AgentCard,
   type CardResolver,
 } from '../../client.js';
+import { cardFailureOf } from './peer-failure.js';
 
 /** A peer whose card was read. */
 export interface Peer {
@@ -28,11 +29,14 @@ export interface Peer {
   readonly card: AgentCard;
 }
 
-/** A peer whose card could not be read, and why (in words fit for the caller). */
+/** A peer whose card could not be read, and why. */
 export interface UnreachablePeer {
   readonly url: string;
   readonly key: string;
+  /** Why, in words fit for the caller: the peer named by its place in the list ("peer 2"). */
   readonly reason: string;
+  /** What the card resolver threw, to word the reason with the peer's name when it is known. */
+  readonly error: unknown;
 }
 
 /** Options of {@link PeerDirectory}. */
@@ -102,7 +106,8 @@ export class PeerDirectory {
       return { url, key, card };
     } catch (error) {
       if (signal.aborted) throw error;
-      return { url, key, reason: 'its agent card could not be read' };
+      const place = this.urls.indexOf(url) + 1;
+      return { url, key, error, reason: cardFailureOf(error, `peer ${place}`) };
     }
   }
 }

@@ -8,7 +8,8 @@
  *    `RESOURCE_EXHAUSTED` with `retry-after` metadata;
  * 2. `a2a-version` metadata (spec 10.2), with the rule of every binding (`negotiateVersion`);
  * 3. the request message decoded to ProtoJSON (`grpc-codec.ts`) and validated by `parseRequest`;
- * 4. the agent the request's `tenant` routes to (`GrpcAgentRouter`), the call opened with
+ * 4. the agent the request's `tenant` routes to (`GrpcAgentRouter`; a 0.3 call's tenant is its
+ *    `a2a-tenant` metadata, the 0.3 messages having no such field), the call opened with
  *    `a2a-extensions` metadata, the operation invoked; activated extensions are answered in
  *    `a2a-extensions` response metadata;
  * 5. errors as the status codes of spec 5.4 with the binary `google.rpc.Status` in
@@ -33,6 +34,7 @@ import { CallLog } from '../server/call-log.js';
 import { taskIdOf } from '../server/call-report.js';
 import { prepareCall, type PreparedCall } from '../server/prepare-call.js';
 import { refusalOf } from '../server/refusals.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../server/request-id.js';
 import type { HttpRefusal } from '../server/server-binding.js';
 import {
   wireErrorOf,
@@ -42,6 +44,7 @@ import {
 import { EXTENSIONS_HEADER } from '../server/service-parameters.js';
 import type { OperationName } from '../../protocol/operations.js';
 import { GRPC_BINDING } from '../../protocol/protocol-bindings.js';
+import { V03_GRPC_TENANT_METADATA } from '../../protocol/v03-grpc-tenant.js';
 import type { Principal } from '../../runtime/call-context.js';
 import type { Logger } from '../../runtime/logger.js';
 import { GrpcCallSource, type GrpcAgentRouter } from './grpc-call-source.js';
@@ -87,11 +90,38 @@ function refusalStatus(refusal: HttpRefusal): ServerStatus {
   return { code, details: refusal.message, metadata };
 }
 
-function extensionsMetadata(activated: readonly string[]): Metadata | undefined {
-  if (activated.length === 0) return undefined;
+/**
+ * A translated request of an older version with the tenant its call names in metadata: the 0.3
+ * messages have no `tenant` field (`protocol/v03-grpc-tenant.ts`), and without it every 0.3 call
+ * on a port of several agents would reach the same one.
+ */
+function withMetadataTenant(request: unknown, metadata: Metadata): unknown {
+  const named = metadata.get(V03_GRPC_TENANT_METADATA)[0];
+  if (typeof named !== 'string' || named === '' || typeof request !== 'object' || request === null) {
+    return request;
+  }
+  return { ...request, tenant: named };
+}
+
+/** The response metadata of a call: its request id, and the activated extensions. */
+function responseMetadata(requestId: string, activated: readonly string[]): Metadata {
   const metadata = new Metadata();
-  metadata.set(EXTENSIONS_HEADER.toLowerCase(), activated.join(', '));
+  metadata.set(REQUEST_ID_HEADER, requestId);
+  if (activated.length > 0) metadata.set(EXTENSIONS_HEADER.toLowerCase(), activated.join(', '));
   return metadata;
+}
+
+/** The caller's `x-request-id` when it is a valid one, else a new id. */
+function requestIdOfCall(call: { readonly metadata: Metadata }): string {
+  const [value] = call.metadata.get(REQUEST_ID_HEADER);
+  return requestIdOf(typeof value === 'string' ? value : undefined);
+}
+
+/** An error status with the request id in its trailers (an error may be trailers-only). */
+function withRequestId<S extends ServerStatus>(status: S, requestId: string): S {
+  const metadata = status.metadata ?? new Metadata();
+  metadata.set(REQUEST_ID_HEADER, requestId);
+  return { ...status, metadata };
 }
 
 /** The implementation of `lf.a2a.v1.A2AService` for grpc-js, by method. */
@@ -146,10 +176,11 @@ export class GrpcA2AService {
     if (refusal !== undefined) return new Refused(refusalStatus(refusal));
     source.principal = verdict as Principal;
     const version = method.protocolVersion;
+    const decoded = method.request.decode(call.request);
     return prepareCall(
       source,
       method.operation as N,
-      method.request.decode(call.request),
+      version === undefined ? decoded : withMetadataTenant(decoded, call.metadata),
       source,
       // A service of an older version translates: its calls are at that version.
       version === undefined ? undefined : { protocolVersion: version, compatVersion: version },
@@ -164,34 +195,39 @@ export class GrpcA2AService {
   ): Promise<void> {
     const operation = method.operation as UnaryOperation;
     const start = this.#calls.enabled ? performance.now() : 0;
+    const requestId = requestIdOfCall(call);
     let request: unknown;
     let principal: Principal | undefined;
     try {
       const preparing = this.#prepare<UnaryOperation>(method, call);
       const prepared = preparing instanceof Promise ? await preparing : preparing;
       if (prepared instanceof Refused) {
-        callback(prepared.status);
-        this.#log(method, prepared.status.code, { taskId: undefined, principal }, start);
+        callback(withRequestId(prepared.status, requestId));
+        this.#log(method, prepared.status.code, { taskId: undefined, principal, requestId }, start);
         return;
       }
       request = prepared.request;
       principal = prepared.call.principal;
       const result = await prepared.endpoint.invoke(operation, prepared.call, prepared.request);
-      const metadata = extensionsMetadata(prepared.call.activatedExtensions);
-      if (metadata !== undefined) call.sendMetadata(metadata);
+      call.sendMetadata(responseMetadata(requestId, prepared.call.activatedExtensions));
       const encoded = method.response.encode(result);
       // A view of the encoded bytes, not a copy: nothing else holds them.
       callback(null, Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength));
       if (this.#calls.enabled) {
-        this.#log(method, GrpcCode.OK, { taskId: taskIdOf(request, result), principal }, start);
+        this.#log(
+          method,
+          GrpcCode.OK,
+          { taskId: taskIdOf(request, result), principal, requestId },
+          start,
+        );
       }
     } catch (error) {
       const status = this.statusOf(error, operation);
-      callback(status);
+      callback(withRequestId(status, requestId));
       this.#log(
         method,
         status.code,
-        { taskId: taskIdOf(request, undefined), reason: status.reason, principal },
+        { taskId: taskIdOf(request, undefined), reason: status.reason, principal, requestId },
         start,
       );
     }
@@ -201,14 +237,15 @@ export class GrpcA2AService {
   async stream(method: GrpcMethod, call: ServerWritableStream<Buffer, Buffer>): Promise<void> {
     const operation = method.operation as StreamingOperation;
     const start = this.#calls.enabled ? performance.now() : 0;
+    const requestId = requestIdOfCall(call);
     let request: unknown;
     let principal: Principal | undefined;
     try {
       const preparing = this.#prepare<StreamingOperation>(method, call);
       const prepared = preparing instanceof Promise ? await preparing : preparing;
       if (prepared instanceof Refused) {
-        call.emit('error', prepared.status);
-        this.#log(method, prepared.status.code, { taskId: undefined, principal }, start);
+        call.emit('error', withRequestId(prepared.status, requestId));
+        this.#log(method, prepared.status.code, { taskId: undefined, principal, requestId }, start);
         return;
       }
       request = prepared.request;
@@ -220,25 +257,25 @@ export class GrpcA2AService {
       );
       const stream = new GrpcEventStream(events, call, this, operation, this.#context.logger, {
         codec: method.response,
-        headers: extensionsMetadata(prepared.call.activatedExtensions),
+        headers: responseMetadata(requestId, prepared.call.activatedExtensions),
         afterSeq: prepared.call.afterSeq,
       });
       stream.onFinish((code, reason) =>
         this.#log(
           method,
           code,
-          { taskId: taskIdOf(request, stream.firstPayload), reason, principal },
+          { taskId: taskIdOf(request, stream.firstPayload), reason, principal, requestId },
           start,
         ),
       );
       stream.start();
     } catch (error) {
       const status = this.statusOf(error, operation);
-      call.emit('error', status);
+      call.emit('error', withRequestId(status, requestId));
       this.#log(
         method,
         status.code,
-        { taskId: taskIdOf(request, undefined), reason: status.reason, principal },
+        { taskId: taskIdOf(request, undefined), reason: status.reason, principal, requestId },
         start,
       );
     }
@@ -251,6 +288,7 @@ export class GrpcA2AService {
       readonly taskId: string | undefined;
       readonly reason?: string | undefined;
       readonly principal: Principal | undefined;
+      readonly requestId: string;
     },
     start: number,
   ): void {
@@ -269,6 +307,7 @@ export class GrpcA2AService {
         errorReason: outcome.reason,
       },
       startMs: start,
+      requestId: outcome.requestId,
     });
   }
 }

@@ -7,6 +7,7 @@
  * token back, which `JSON.stringify(JSON.parse(token))` does not guarantee.
  */
 
+import { A2A_ERROR_DOMAIN, ERROR_INFO_TYPE } from '../../protocol/error-details.js';
 import { toJsonRpcError } from '../../protocol/error-serialization.js';
 import type { A2AError } from '../../protocol/errors.js';
 
@@ -26,6 +27,34 @@ export function errorEnvelope(idToken: string, error: A2AError): string {
   return (
     '{"jsonrpc":"2.0","id":' + idToken + ',"error":' + JSON.stringify(toJsonRpcError(error)) + '}'
   );
+}
+
+/**
+ * The JSON-RPC code of a call refused before its operation for who is calling or how often: no
+ * credentials or wrong ones (HTTP 401), not allowed (403), over a limit (429). The spec names no
+ * code for them ("JSON-RPC custom error", spec 3.3.2); they are not Invalid Request (-32600: the
+ * request was valid), and A2A's own errors hold -32001 to -32099, so this is JSON-RPC's
+ * implementation-defined server error -32000, its `google.rpc.ErrorInfo` reason the refusal's
+ * `google.rpc.Code` name (`UNAUTHENTICATED`, `PERMISSION_DENIED`, `RESOURCE_EXHAUSTED`).
+ */
+export const REFUSED_CALL_CODE = -32000;
+
+/** Whether a refusal of this HTTP status is one of a call ({@link REFUSED_CALL_CODE}). */
+export function isCallRefusal(status: number): boolean {
+  return status === 401 || status === 403 || status === 429;
+}
+
+/** The error envelope of a call refused for who is calling or how often. */
+export function refusedCallEnvelope(
+  idToken: string,
+  refusal: { readonly code: string; readonly message: string },
+): string {
+  const error = {
+    code: REFUSED_CALL_CODE,
+    message: refusal.message,
+    data: [{ '@type': ERROR_INFO_TYPE, reason: refusal.code, domain: A2A_ERROR_DOMAIN }],
+  };
+  return '{"jsonrpc":"2.0","id":' + idToken + ',"error":' + JSON.stringify(error) + '}';
 }
 
 /**

@@ -44,7 +44,13 @@ import type {
 import { echoExtensions } from '../server/service-parameters.js';
 import { StreamCallReport } from '../server/stream-report.js';
 import { normalizeUrlPath } from '../server/url-path.js';
-import { NULL_ID_TOKEN, errorEnvelope } from './jsonrpc-envelope.js';
+import {
+  NULL_ID_TOKEN,
+  errorEnvelope,
+  idTokenOf,
+  isCallRefusal,
+  refusedCallEnvelope,
+} from './jsonrpc-envelope.js';
 import {
   createJsonRpcHandler,
   taskIdOfReply,
@@ -116,11 +122,23 @@ class JsonRpcHttpBinding implements ServerBinding {
   }
 
   refuse(refusal: HttpRefusal, _request: HttpRequest): HttpResponse {
-    return refusalResponse(
-      refusal.status,
-      new InvalidRequestError(refusal.message),
-      refusal.headers,
-    );
+    return refusedResponse(refusal, NULL_ID_TOKEN);
+  }
+
+  /**
+   * A call refused before the binding (authentication) answered with the request's id: the body
+   * is read (within `maxBodyBytes`) for it, and the id is `null` only when it does not parse.
+   */
+  async refuseCall(refusal: HttpRefusal, request: HttpRequest): Promise<HttpResponse> {
+    let idToken = NULL_ID_TOKEN;
+    try {
+      const body = await request.readBody(this.#context.maxBodyBytes);
+      if (body !== BODY_TOO_LARGE) idToken = requestIdToken(body);
+    } catch (error) {
+      // The client aborted the upload: the refusal is answered without its id.
+      this.#context.logger.debug({ err: error }, 'reading a refused request body failed');
+    }
+    return refusedResponse(refusal, idToken);
   }
 
   async #serve(routed: BindingRequest): Promise<BindingReply> {
@@ -151,6 +169,37 @@ class JsonRpcHttpBinding implements ServerBinding {
     const reply = await this.#rpc(new RouteInput(body, routed));
     return { response: toHttpResponse(reply), report: reportOf(reply) };
   }
+}
+
+/** A refusal's response: a refused call's own error (401, 403, 429), else Invalid Request. */
+function refusedResponse(refusal: HttpRefusal, idToken: string): HttpResponse {
+  if (!isCallRefusal(refusal.status)) {
+    return refusalResponse(
+      refusal.status,
+      new InvalidRequestError(refusal.message),
+      refusal.headers,
+    );
+  }
+  return {
+    status: refusal.status,
+    headers: { 'content-type': 'application/json', ...refusal.headers },
+    body: refusedCallEnvelope(idToken, refusal),
+  };
+}
+
+/** The id token of a request body, `null` when it is no JSON-RPC request with a valid id. */
+function requestIdToken(body: string | Uint8Array): string {
+  const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch {
+    // Not JSON: JSON-RPC answers such a request with id null.
+    return NULL_ID_TOKEN;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return NULL_ID_TOKEN;
+  const id = (value as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? idTokenOf(text, id) : NULL_ID_TOKEN;
 }
 
 function tooLarge(maxBodyBytes: number): BindingReply {

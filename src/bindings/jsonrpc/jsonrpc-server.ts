@@ -39,7 +39,10 @@ import type { HttpRefusal } from '../server/server-binding.js';
 import type { SseEventStream } from '../server/sse-event-stream.js';
 import {
   NULL_ID_TOKEN,
+  REFUSED_CALL_CODE,
   errorEnvelope,
+  isCallRefusal,
+  refusedCallEnvelope,
   idTokenOf,
   resultEnvelope,
   type JsonRpcId,
@@ -161,6 +164,33 @@ function errorReply(
   };
 }
 
+/** A call refused inside the pipeline (a limit): its own code, the request's id echoed. */
+function refusedReply(
+  target: ReplyTarget,
+  refusal: HttpRefusal,
+  context: ReplyContext,
+): JsonRpcReply {
+  if (!isCallRefusal(refusal.status)) {
+    const reply = errorReply(target, new InvalidRequestError(refusal.message), context);
+    return reply.kind === 'body' ? { ...reply, refusal } : reply;
+  }
+  const base = {
+    method: context.method,
+    params: context.params,
+    activatedExtensions: context.activatedExtensions ?? NO_EXTENSIONS,
+    errorCode: REFUSED_CALL_CODE,
+    errorReason: refusal.code,
+  };
+  if (target.notification) return { kind: 'empty', ...base };
+  return {
+    kind: 'body',
+    body: refusedCallEnvelope(target.idToken, refusal),
+    result: undefined,
+    refusal,
+    ...base,
+  };
+}
+
 /**
  * Creates the JSON-RPC server half for one agent: decodes and checks the request, then runs the
  * shared call pipeline (`server-call.ts`) over the agent's chain.
@@ -219,10 +249,7 @@ export function createJsonRpcHandler(
     } catch (error) {
       const context = { method, params, activatedExtensions };
       const refusal = refusalOf(error);
-      if (refusal !== undefined) {
-        const reply = errorReply(framed, new InvalidRequestError(refusal.message), context);
-        return reply.kind === 'body' ? { ...reply, refusal } : reply;
-      }
+      if (refusal !== undefined) return refusedReply(framed, refusal, context);
       const wire = wireErrorOf(error, logger, { binding: JSONRPC_BINDING, operation: method });
       return errorReply(framed, wire, context);
     }

@@ -35,7 +35,12 @@ import { encodeSseEvent } from '../../protocol/sse-encoder.js';
 import { CURRENT_PROTOCOL_VERSION } from '../../protocol/version.js';
 import { negotiateVersion, readVersionParameter } from '../server/service-parameters.js';
 import { taskIdOf, type CallReport } from '../server/call-report.js';
-import { A2A_JSON_MEDIA_TYPE, jsonMediaTypeFor, sseHeaders } from '../server/http-media.js';
+import {
+  A2A_JSON_MEDIA_TYPE,
+  jsonMediaTypeFor,
+  mediaTypeOf,
+  sseHeaders,
+} from '../server/http-media.js';
 import { BodyRefusal, readRequestText, type RequestBodyRules } from '../server/request-body.js';
 import type {
   BindingContext,
@@ -83,8 +88,26 @@ export function restBinding(options: RestBindingOptions = {}): ServerBindingFact
   return (context) => new RestHttpBinding(path, context);
 }
 
+/**
+ * The media type of a JSON answer, from `Accept`. A call to a streaming route asked with
+ * `Accept: text/event-stream` that fails before its stream starts is answered JSON, and that is
+ * A2A's media type (spec 11.1): such a client named no JSON type to prefer.
+ */
 function responseMediaType(request: HttpRequest): string {
-  return jsonMediaTypeFor(request.get('accept'));
+  const accept = request.get('accept');
+  if (accept !== null && accept !== undefined && asksOnlyForEvents(accept)) {
+    return A2A_JSON_MEDIA_TYPE;
+  }
+  return jsonMediaTypeFor(accept);
+}
+
+/** Whether an `Accept` value names `text/event-stream` and no JSON type (nor any type). */
+function asksOnlyForEvents(accept: string): boolean {
+  const types = accept.split(',').map((entry) => mediaTypeOf(entry));
+  return (
+    types.includes('text/event-stream') &&
+    !types.some((t) => t === 'application/json' || t === A2A_JSON_MEDIA_TYPE || t.endsWith('/*'))
+  );
 }
 
 class RestFraming implements SseFraming {

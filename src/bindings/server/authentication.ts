@@ -15,6 +15,7 @@
  * whatever the binding.
  */
 
+import { recordAuthRefusal, recordLimitRefusal } from '../../telemetry/refusal-metrics.js';
 import type { SecurityRequirement, SecurityScheme } from '../../protocol/generated/types.js';
 import type { HeaderReader, PeerIdentity } from './http-exchange.js';
 import { LocalError } from '../../protocol/local-errors.js';
@@ -171,6 +172,8 @@ export function identifyCaller(
   const failures = check.failures;
   const held = failures?.check(request.peer.address);
   if (held !== undefined) {
+    recordLimitRefusal(held.limit);
+    recordAuthRefusal('too_many_failures', request.binding);
     check.logger.warn(
       {
         binding: request.binding,
@@ -199,6 +202,7 @@ function refusalLogged(
   if (!(verdict instanceof AuthenticationError)) return verdict;
   const address = request.peer.address;
   if (verdict.status === 401) check.failures?.recordFailure(address);
+  recordAuthRefusal(verdict.status === 401 ? 'unauthenticated' : 'forbidden', request.binding);
   // The reason is the refusal's own message, which never holds a credential.
   check.logger.warn(
     {

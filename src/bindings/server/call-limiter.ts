@@ -15,6 +15,7 @@
  * its refusals as the call's outcome.
  */
 
+import { recordLimitRefusal } from '../../telemetry/refusal-metrics.js';
 import { InvalidParamsError } from '../../protocol/errors.js';
 import { integerOption } from '../../protocol/integer-option.js';
 import type { OperationName, OperationRequest } from '../../protocol/operations.js';
@@ -114,6 +115,7 @@ export class CallLimiter {
 
   /** Logs a limit's refusal (never a credential: the caller is its key). */
   #logged(call: CallContext, operation: string, error: LimitExceededError): LimitExceededError {
+    recordLimitRefusal(error.limit, operation);
     this.#logger.warn(
       {
         operation,
@@ -136,6 +138,7 @@ export class CallLimiter {
     if (refused !== undefined) return refused;
     const parts = request.message.parts.length;
     if (parts > this.#limits.partsPerMessage) {
+      recordLimitRefusal('partsPerMessage', operation);
       return InvalidParamsError.fromViolations([
         {
           field: 'message.parts',

@@ -2,7 +2,7 @@
  * The call log: one `info` line (`msg: 'request'`) per call, on every binding, with what an
  * operator needs to follow traffic — method and path (gRPC: `POST` and the method's path), the
  * status (HTTP status, or gRPC status code), binding, operation, task id, outcome (the binding's
- * error code and the A2A error reason), the principal and the duration — and nothing from message
+ * error code and the A2A error reason), the principal the duration and the request id — and nothing from message
  * contents or credentials: the principal is the id authentication derived (a token's name or
  * hash, a certificate's subject, a JWT's issuer and subject), never what the caller presented. It
  * reads what the binding reports (`CallReport`), never a binding's types, and costs nothing when
@@ -28,6 +28,8 @@ export interface LoggedCall {
   readonly report: CallReport | undefined;
   /** `performance.now()` when the call arrived. */
   readonly startMs: number;
+  /** The request id the response returned (`request-id.ts`). */
+  readonly requestId?: string | undefined;
 }
 
 /** Pino-compatible level check, when the logger has one. */
@@ -77,6 +79,7 @@ export class CallLog {
       if (reason !== undefined) entry.errorReason = reason;
     }
     if (call.principal !== undefined) entry.principal = call.principal.id;
+    if (call.requestId !== undefined) entry.requestId = call.requestId;
     this.#logger.info(entry, 'request');
   }
 }

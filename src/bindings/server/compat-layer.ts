@@ -7,6 +7,7 @@
  */
 
 import type { AgentCard } from '../../protocol/generated/types.js';
+import type { PushPayloadFormat } from '../../runtime/push-notifications.js';
 import type { BindingContext, ServerBinding } from './server-binding.js';
 
 /**
@@ -36,6 +37,11 @@ export interface CompatLayer {
    * starts (it is protobuf code); `undefined` for none.
    */
   readonly serviceFor?: ((binding: string) => Promise<CompatService | undefined>) | undefined;
+  /**
+   * The webhook payload of configs its clients create (0.3: the Task object); give the layer to
+   * `createPushNotifier({ compat })` too, which renders their deliveries with it.
+   */
+  readonly pushPayloads?: PushPayloadFormat | undefined;
 }
 
 /** The protocol versions `compat` accepts (`tandem serve --compat`). */

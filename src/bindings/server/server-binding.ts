@@ -85,6 +85,11 @@ export interface ServerBinding {
   readonly routes: readonly BindingRoute[];
   /** Answers a refusal in the binding's own error form (JSON-RPC error body, `google.rpc.Status`). */
   refuse(refusal: HttpRefusal, request: HttpRequest): HttpResponse;
+  /**
+   * Answers a call refused before the binding (authentication), when the binding says more of it
+   * than {@link refuse} can without reading the request (JSON-RPC echoes the request's id).
+   */
+  refuseCall?(refusal: HttpRefusal, request: HttpRequest): Promise<HttpResponse>;
 }
 
 /** What a binding is created with, for each agent it serves. */

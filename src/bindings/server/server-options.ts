@@ -29,6 +29,7 @@ import {
 } from './failed-authentication-limiter.js';
 import type { ServerBindingFactory } from './server-binding.js';
 import type { ServerInterceptor } from './server-interceptor.js';
+import { telemetryInterceptor, type ServerTelemetryOptions } from './telemetry-interceptor.js';
 import { normalizeUrlPath } from './url-path.js';
 
 /** One agent served by the server. */
@@ -85,6 +86,12 @@ export interface ServerCoreOptions {
    * outermost first.
    */
   readonly interceptors?: readonly ServerInterceptor[] | undefined;
+  /**
+   * OpenTelemetry spans and metrics of every call (docs/observability.md), through
+   * `@opentelemetry/api`: a no-op until the application registers an SDK. On by default, as the
+   * outermost interceptor; `false` leaves it out.
+   */
+  readonly telemetry?: ServerTelemetryOptions | false | undefined;
   /**
    * Abuse limits per caller (requests and new tasks per minute, open streams, parts per message;
    * see `CallLimitsOptions`), answered HTTP 429 / gRPC `RESOURCE_EXHAUSTED`, counted per agent on
@@ -204,8 +211,12 @@ export class ServerCore {
       );
     }
     this.logger = options.logger ?? silentLogger;
+    const telemetry = options.telemetry;
     const served = {
-      interceptors: options.interceptors ?? [],
+      interceptors: [
+        ...(telemetry === false ? [] : [telemetryInterceptor(telemetry)]),
+        ...(options.interceptors ?? []),
+      ],
       limits: options.limits,
       logger: this.logger,
     };

@@ -3,7 +3,9 @@
  * listener. JSON-RPC 0.3 on the JSON-RPC endpoint (`v03-jsonrpc-door.ts`), HTTP+JSON 0.3 under
  * `/v1/` beside each HTTP+JSON interface (`v03-rest-door.ts`), the card with the 0.3 fields beside
  * the 1.0 ones (`v03-card.ts`), also at the legacy `/.well-known/agent.json`, and on a gRPC
- * listener `a2a.v1.A2AService` beside the 1.0 service (`v03-grpc-service.ts`, loaded only then).
+ * listener `a2a.v1.A2AService` beside the 1.0 service (`v03-grpc-service.ts`, loaded only then);
+ * its clients' webhooks get the 0.3 Task payload (`v03-push-payloads.ts`) from a push notifier
+ * given the layer.
  * Rules in docs/compat-0.3.md.
  */
 
@@ -11,6 +13,7 @@ import { GRPC_BINDING } from '../../protocol/protocol-bindings.js';
 import type { CompatLayer } from '../server/compat-layer.js';
 import { cardWithV03Fields } from './translate/v03-card.js';
 import { V03_VERSION } from './translate/v03-types.js';
+import { V03_PUSH_PAYLOADS } from './v03-push-payloads.js';
 import { withV03JsonRpc } from './v03-jsonrpc-door.js';
 import { withV03Rest } from './v03-rest-door.js';
 
@@ -24,6 +27,7 @@ export function compatV03(): CompatLayer {
     mount: (bindings, context) => withV03Rest(withV03JsonRpc(bindings, context), context),
     cardPaths: [LEGACY_CARD_PATH],
     present: cardWithV03Fields,
+    pushPayloads: V03_PUSH_PAYLOADS,
     async serviceFor(binding) {
       if (binding !== GRPC_BINDING) return undefined;
       const { v03GrpcService } = await import('./v03-grpc-service.js');

@@ -32,6 +32,7 @@ import { createA2AError, UnsupportedOperationError, type A2AError } from '../../
 import type { OperationName } from '../../protocol/operations.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER } from '../../protocol/extensions-header.js';
 import type { ClientTransport, ClientTransportContext } from '../client/client-transport.js';
+import { V03_GRPC_TENANT_METADATA } from '../../protocol/v03-grpc-tenant.js';
 import type { GrpcClientMethod, GrpcDialect } from '../grpc/grpc-client-dialect.js';
 import { createGrpcDialectTransport } from '../grpc/grpc-client-transport.js';
 import { GrpcCode, type DecodedStatus } from '../grpc/grpc-status.js';
@@ -164,13 +165,15 @@ function errorOf(
     : createA2AError(type, status.message);
 }
 
-/** A2A 0.3 over the gRPC transport. */
-const A2A_V03_GRPC: GrpcDialect = {
+/** A2A 0.3 over the gRPC transport, to the interface of `tenant` (`''`: none). */
+const v03GrpcDialect = (tenant: string): GrpcDialect => ({
   methodOf,
   editHeaders(headers) {
     headers.delete(VERSION_HEADER);
     const extensions = headers.get(EXTENSIONS_HEADER);
     if (extensions !== null) headers.set('X-A2A-Extensions', extensions);
+    // The 0.3 messages have no tenant field: it routes the call as metadata instead.
+    if (tenant !== '') headers.set(V03_GRPC_TENANT_METADATA, tenant);
   },
   errorOf,
   resultOf: (operation, value, where) =>
@@ -183,9 +186,12 @@ const A2A_V03_GRPC: GrpcDialect = {
     );
     return read === undefined ? undefined : { payload: read.event, final: read.final };
   },
-};
+});
 
-/** Creates the gRPC 0.3 transport of an interface (a `ClientTransportFactory`). */
+/**
+ * Creates the gRPC 0.3 transport of an interface (a `ClientTransportFactory`); the interface's
+ * tenant goes with every call as `a2a-tenant` metadata (`protocol/v03-grpc-tenant.ts`).
+ */
 export function createV03GrpcClientTransport(context: ClientTransportContext): ClientTransport {
-  return createGrpcDialectTransport(context, A2A_V03_GRPC);
+  return createGrpcDialectTransport(context, v03GrpcDialect(context.agentInterface.tenant ?? ''));
 }

@@ -136,6 +136,12 @@ class V03JsonRpcDoor implements ServerBinding {
     return this.#inner.refuse(refusal, request);
   }
 
+  refuseCall(refusal: HttpRefusal, request: HttpRequest): Promise<HttpResponse> {
+    return (
+      this.#inner.refuseCall?.(refusal, request) ?? Promise.resolve(this.refuse(refusal, request))
+    );
+  }
+
   async #serve(route: BindingRoute, routed: BindingRequest): Promise<BindingReply> {
     const request = routed.http;
     const contentType = request.get('content-type');

@@ -6,6 +6,7 @@
  * agrees with the status is noted for `grpc.error-details`.
  */
 
+import { V03_GRPC_TENANT_METADATA } from '../../protocol/v03-grpc-tenant.js';
 import { GRPC_METHODS } from '../../bindings/grpc/grpc-codec.js';
 import { decodeStatus, type DecodedStatus } from '../../bindings/grpc/grpc-status.js';
 import { FIRST_EVENT_ID_HEADER, firstEventIdOf } from '../../bindings/grpc/grpc-event-ids.js';
@@ -125,6 +126,11 @@ export class GrpcProbe implements Probe {
           : null
         : settings.version;
     if (version !== null) pairs.push([VERSION_HEADER.toLowerCase(), version]);
+    // A 0.3 message has no tenant field: the interface's tenant routes the call as metadata.
+    const tenant = this.target.tenant;
+    if (this.target.version === '0.3' && tenant !== undefined && tenant !== '') {
+      pairs.push([V03_GRPC_TENANT_METADATA, tenant]);
+    }
     if (settings.credentials !== false) pairs.push(...this.#environment.credentials.headers);
     pairs.push(...this.#environment.headers);
     for (const [name, value] of Object.entries(settings.headers ?? {})) pairs.push([name, value]);

@@ -15,7 +15,7 @@ import {
   type DemoAgentName,
 } from '../../agents/index.js';
 import type { ChatConfig, ChatSettings } from '../../agents/chat/chat-config.js';
-import type { AgentDefinition } from '../../server.js';
+import type { AgentDefinition, Logger } from '../../server.js';
 import {
   parseDuration,
   parseNonNegativeInteger,
@@ -244,13 +244,14 @@ export async function parseServedAgents(
 export async function loadServedAgent(
   name: ServedAgentName,
   settings: ServedAgentSettings,
+  logger?: Logger,
 ): Promise<AgentDefinition> {
   if (isDemoAgentName(name)) return loadDemoAgent(name);
   switch (name) {
     case 'chat': {
       const { createChatAgent } = await import('../../agents/chat/chat-agent.js');
       if (settings.chat === undefined) throw new UsageFailure('--agent chat is not configured');
-      return createChatAgent(settings.chat, { apiKey: settings.apiKey });
+      return createChatAgent(settings.chat, { apiKey: settings.apiKey, logger });
     }
     case 'orchestrator': {
       const { createOrchestratorAgent } =
@@ -261,6 +262,7 @@ export async function loadServedAgent(
       return createOrchestratorAgent({
         peers: config.peers,
         callerReference: config.callerReference,
+        logger,
         ...(config.model === undefined
           ? {}
           : { routingModel: chatModelOptions(config.model, settings.apiKey) }),

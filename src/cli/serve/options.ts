@@ -21,6 +21,7 @@ import { LIMITS_GROUP } from './limits.js';
 import { PREFERRED_BINDING_OPTIONS, parsePreferredBinding } from './preferred-binding.js';
 import { PUSH_GROUP } from './push.js';
 import { SECURITY_GROUP } from './security.js';
+import { TELEMETRY_GROUP } from './telemetry.js';
 
 /** `tandem serve`'s own flags. */
 export const SERVE_OPTIONS = {
@@ -46,6 +47,7 @@ export const SERVE_GROUPS = [
   LIMITS_GROUP,
   COMPAT_GROUP,
   PUSH_GROUP,
+  TELEMETRY_GROUP,
 ] as const;
 
 const ALL_OPTIONS = {
@@ -56,6 +58,7 @@ const ALL_OPTIONS = {
   ...LIMITS_GROUP.options,
   ...COMPAT_GROUP.options,
   ...PUSH_GROUP.options,
+  ...TELEMETRY_GROUP.options,
 } as const;
 
 /** What the flags ask for. */
@@ -77,6 +80,7 @@ export interface ServeOptions {
   readonly limits: ReturnType<typeof LIMITS_GROUP.parse>;
   readonly compat: ReturnType<typeof COMPAT_GROUP.parse>;
   readonly push: ReturnType<typeof PUSH_GROUP.parse>;
+  readonly telemetry: ReturnType<typeof TELEMETRY_GROUP.parse>;
 }
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
@@ -140,6 +144,7 @@ export async function parseServeArgs(
     limits: LIMITS_GROUP.parse(values),
     compat: COMPAT_GROUP.parse(values),
     push: PUSH_GROUP.parse(values),
+    telemetry: TELEMETRY_GROUP.parse(values),
     // Last: it reads the configuration files of the chat and orchestrator agents.
     agentSettings: await AGENTS_GROUP.parse(values, context),
   };

@@ -7,6 +7,7 @@
 
 import {
   createPushNotifier,
+  type CompatLayer,
   type Logger,
   type PushNotifier,
   type PushNotifierOptions,
@@ -100,9 +101,10 @@ export function startServePush(
   push: ServePush,
   runtime: TaskRuntime,
   logger: Logger,
+  compat?: CompatLayer,
 ): PushNotifier | undefined {
   if (push === undefined) return undefined;
-  const notifier = createPushNotifier({ ...push, runtime, logger });
+  const notifier = createPushNotifier({ ...push, runtime, logger, compat });
   if ((push.allow ?? []).length > 0) {
     logger.info({ allow: push.allow }, 'push webhooks may reach these private destinations');
   }

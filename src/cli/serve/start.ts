@@ -28,6 +28,7 @@ import { loadServeCompat } from './compat.js';
 import { withExtendedCard } from './extended-card.js';
 import type { ServeOptions } from './options.js';
 import { startServePush } from './push.js';
+import { startServeTelemetry, type ServingTelemetry } from './telemetry.js';
 
 /** A running `tandem serve`. */
 export interface Serving {
@@ -48,13 +49,20 @@ interface TaskServices {
 async function startTaskServices(options: ServeOptions, logger: Logger): Promise<TaskServices> {
   const store = await openTaskStore(options.store, {
     onError: (error) => logger.warn({ err: error }, 'task store background error'),
+    onWaiting: (message) => logger.warn({}, message),
   });
   const runtime = createTaskRuntime({ store, logger, orphanTimeoutMs: options.orphanTimeoutMs });
   await runtime.start();
   return {
     store,
     runtime,
-    push: startServePush(options.push, runtime, logger),
+    // The compat layer renders the deliveries to webhooks its clients set up (0.3: the Task).
+    push: startServePush(
+      options.push,
+      runtime,
+      logger,
+      options.compat === undefined ? undefined : await loadServeCompat(options.compat),
+    ),
     stopRetention:
       options.retentionMs === undefined
         ? undefined
@@ -67,13 +75,17 @@ function pathOf(options: ServeOptions, name: string): string {
   return options.agents.length === 1 ? '' : `/agents/${name}`;
 }
 
-function mountsOf(options: ServeOptions, tasks: TaskServices): Promise<A2AAgentMount[]> {
+function mountsOf(
+  options: ServeOptions,
+  tasks: TaskServices,
+  logger: Logger,
+): Promise<A2AAgentMount[]> {
   return Promise.all(
     options.agents.map(async (name) => ({
       path: pathOf(options, name),
       handler: createRequestHandler({
         agent: withExtendedCard(
-          await loadServedAgent(name, options.agentSettings),
+          await loadServedAgent(name, options.agentSettings, logger),
           name,
           options.security.extendedCards,
         ),
@@ -91,6 +103,7 @@ async function serverOf(
   options: ServeOptions,
   agents: A2AAgentMount[],
   logger: Logger,
+  telemetry: ServingTelemetry,
 ): Promise<A2AServer> {
   const { security } = options;
   const tls = security.tls;
@@ -107,6 +120,7 @@ async function serverOf(
       port: options.port,
       host: options.host,
       heartbeatMs: options.heartbeatMs,
+      metrics: telemetry.metrics,
       tls,
       cardSigner:
         security.cardSigning === undefined
@@ -146,10 +160,14 @@ export async function startServing(options: ServeOptions, logger: Logger): Promi
       'an extended agent card is configured without --auth: every caller can read it (spec 13.3 wants authenticated callers)',
     );
   }
+  const telemetry = await startServeTelemetry(options.telemetry, options);
   const tasks = await startTaskServices(options, logger);
-  const server = await serverOf(options, await mountsOf(options, tasks), logger);
+  const server = await serverOf(options, await mountsOf(options, tasks, logger), logger, telemetry);
   const address = await server.listen();
   announce(options, address, logger);
+  if (telemetry.metricsPort !== undefined) {
+    console.log(`  metrics      http://${options.host}:${telemetry.metricsPort}/metrics`);
+  }
   return {
     server,
     address,
@@ -159,6 +177,7 @@ export async function startServing(options: ServeOptions, logger: Logger): Promi
       await tasks.push?.close();
       await tasks.runtime.close();
       await tasks.store.close();
+      await telemetry.shutdown();
     },
   };
 }

@@ -13,12 +13,13 @@ import type {
   TaskPushStore,
 } from '../push-store.js';
 import { initialDeliveryState } from '../push-store.js';
-import type { TaskScope } from '../task-store.js';
+import type { TaskScope, TaskTraceContext } from '../task-store.js';
 
 /** What the configs need to know of a task. */
 export interface MemoryTaskPosition {
   readonly seq: number;
   readonly terminal: boolean;
+  readonly traceContext: TaskTraceContext | undefined;
 }
 
 /** How the configs reach the store's tasks. */
@@ -82,6 +83,7 @@ export class MemoryPushConfigs implements TaskPushStore {
       state: entry.state,
       taskSeq: position.seq,
       taskTerminal: position.terminal,
+      ...(position.traceContext === undefined ? {} : { taskTraceContext: position.traceContext }),
     };
   }
 

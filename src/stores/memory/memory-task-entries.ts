@@ -7,7 +7,7 @@
 import type { StreamResponse, Task, TaskState } from '../../protocol/generated/types.js';
 import { viewOfTask, type MutableTaskProjection } from '../../protocol/task-projection.js';
 import type { OrderKey } from './task-order-index.js';
-import type { TaskScope, TaskViewOptions } from '../task-store.js';
+import type { TaskScope, TaskTraceContext, TaskViewOptions } from '../task-store.js';
 
 /** A task that may still change, or finished recently: full projection and log. */
 export interface LiveTask extends MutableTaskProjection, OrderKey {
@@ -25,6 +25,8 @@ export interface LiveTask extends MutableTaskProjection, OrderKey {
    * in the CPU cache, several times cheaper than when it is compacted later.
    */
   json: string | undefined;
+  /** The trace context it was created in, when it was traced. */
+  readonly traceContext: TaskTraceContext | undefined;
 }
 
 /** A finished task whose log is no longer kept: the JSON of its final projection. */
@@ -37,6 +39,7 @@ export interface CompactTask extends OrderKey {
   readonly seq: number;
   readonly state: TaskState;
   readonly json: string;
+  readonly traceContext: TaskTraceContext | undefined;
 }
 
 /** How the memory store keeps a task. */
@@ -93,5 +96,6 @@ export function compactEntry(task: LiveTask): CompactTask {
     seq: task.seq,
     state: task.status.state,
     json: task.json ?? projectionJson(task),
+    traceContext: task.traceContext,
   };
 }

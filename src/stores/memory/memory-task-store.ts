@@ -16,7 +16,7 @@ import { LazyJsonEvent } from '../../protocol/lazy-json-event.js';
 import { applyMutation } from '../../protocol/task-projection.js';
 import { isTerminalState } from '../../protocol/task-state.js';
 import { TaskOrderIndex } from './task-order-index.js';
-import { MemoryPushConfigs } from './memory-push-configs.js';
+import { MemoryPushConfigs, type MemoryTaskPosition } from './memory-push-configs.js';
 import { memoryTaskLeases } from './memory-task-leases.js';
 import { newTaskConfigsProblem } from '../push-store.js';
 import type {
@@ -188,6 +188,7 @@ export class MemoryTaskStore implements TaskStore {
       leaseHolder: request.leaseHolder,
       leaseExpiresAt: request.leaseHolder === undefined ? 0 : Date.now() + (request.leaseMs ?? 0),
       json: undefined,
+      traceContext: request.traceContext,
     };
     this.#tasks.set(stored.id, stored);
     this.#indexOf(scopeKey).insert(stored);
@@ -272,11 +273,14 @@ export class MemoryTaskStore implements TaskStore {
     if (entry === undefined) return Promise.resolve(undefined);
     const task = viewOf(entry, view);
     const json = isFullView(view) ? entry.json : undefined;
-    return Promise.resolve(
-      json === undefined
-        ? { task, seq: entry.seq, state: stateOf(entry) }
-        : { task, seq: entry.seq, state: stateOf(entry), json },
-    );
+    const stored: StoredTask = { task, seq: entry.seq, state: stateOf(entry) };
+    const { traceContext } = entry;
+    if (json === undefined && traceContext === undefined) return Promise.resolve(stored);
+    return Promise.resolve({
+      ...stored,
+      ...(json === undefined ? {} : { json }),
+      ...(traceContext === undefined ? {} : { traceContext }),
+    });
   }
 
   listTasks(scope: TaskReadScope, query: TaskListQuery): Promise<TaskListPage> {
@@ -346,10 +350,12 @@ export class MemoryTaskStore implements TaskStore {
   }
 }
 
-function positionOf(
-  entry: StoredEntry | undefined,
-): { seq: number; terminal: boolean } | undefined {
+function positionOf(entry: StoredEntry | undefined): MemoryTaskPosition | undefined {
   return entry === undefined
     ? undefined
-    : { seq: entry.seq, terminal: isTerminalState(stateOf(entry)) };
+    : {
+        seq: entry.seq,
+        terminal: isTerminalState(stateOf(entry)),
+        traceContext: entry.traceContext,
+      };
 }

@@ -25,17 +25,18 @@ export function batchStatementText(n: PostgresNames): string {
     WITH v AS (
       SELECT * FROM unnest($1::int[], $2::boolean[], $3::text[], $4::bigint[], $5::bigint[],
         $6::int[], $7::text[], $8::text[], $9::bigint[], $10::boolean[], $11::text[], $12::text[],
-        $13::text[], $14::text[], $15::text[], $16::text[], $17::float8[])
+        $13::text[], $14::text[], $15::text[], $16::text[], $17::float8[], $41::text[])
         AS v (ord, is_create, id, expected, seq, hist, status, state, status_time, ends_lease,
-              agent, tenant, owner, context_id, metadata, holder, lease_ms)
+              agent, tenant, owner, context_id, metadata, holder, lease_ms, trace_context)
     ),
     c AS (
       INSERT INTO ${n.tasks} (id, agent, tenant, owner, context_id, state, status_time, status,
-        metadata, seq, history_count, lease_holder, lease_expires_at)
+        metadata, seq, history_count, lease_holder, lease_expires_at, trace_context)
       SELECT id, agent, tenant, owner, context_id, state, status_time, status, metadata, seq, hist,
         CASE WHEN ends_lease THEN NULL ELSE holder END,
         CASE WHEN holder IS NULL OR ends_lease THEN '-infinity'::timestamptz
-          ELSE now() + lease_ms * interval '1 millisecond' END
+          ELSE now() + lease_ms * interval '1 millisecond' END,
+        trace_context
       FROM v WHERE is_create ORDER BY ord
       ON CONFLICT (id) DO NOTHING
       RETURNING key, id, seq, history_count
@@ -138,6 +139,8 @@ export function batchStatementValues(
   const artifacts: unknown[][] = Array.from({ length: 7 }, () => []);
   const parts: unknown[][] = [[], [], [], []];
   const configs: unknown[][] = [[], [], [], []];
+  // The task rows' last column, numbered after the others ($41) so that theirs stay as they were.
+  const traceContexts: unknown[] = [];
   writes.forEach((write, ord) => {
     const c = write.creation;
     const status = write.status;
@@ -161,6 +164,7 @@ export function batchStatementValues(
       c?.leaseMs ?? null,
     ];
     row.forEach((value, i) => task[i]?.push(value));
+    traceContexts.push(c?.traceContext ?? null);
     write.events.forEach((json, i) => {
       events[0]?.push(ord);
       events[1]?.push(write.expectedSeq + i + 1);
@@ -205,6 +209,7 @@ export function batchStatementValues(
     ...configs,
     channel,
     announcementPrefix,
+    traceContexts,
   ];
 }
 

@@ -24,7 +24,8 @@ import {
 import { withTransaction, type PostgresDatabase } from './postgres-database.js';
 
 const COLUMNS = `c.task_id, c.id, c.config, c.created_at, c.delivered_seq, c.failures, c.failing,
-  c.next_attempt_at, c.last_success_at, c.last_error, c.last_error_at, t.seq, t.state`;
+  c.next_attempt_at, c.last_success_at, c.last_error, c.last_error_at, t.seq, t.state,
+  t.trace_context`;
 /** The first key of the advisory locks that serialise creations of one task's configs. */
 const PUT_LOCK_SPACE = 0x7055;
 const LEASE = `now() + $2::double precision * interval '1 millisecond'`;

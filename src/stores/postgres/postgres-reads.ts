@@ -24,6 +24,7 @@ import type {
 } from '../task-store.js';
 import { toNumber, type PostgresDatabase, type PostgresNames } from './postgres-database.js';
 import { StatementParams } from './postgres-statements.js';
+import { decodeTaskTraceContext } from '../../telemetry/task-trace-context.js';
 
 /** The columns read for a task, as the row arrives (`bigint` columns as text). */
 interface TaskRow extends ProjectionRow {
@@ -34,6 +35,8 @@ interface TaskRow extends ProjectionRow {
   readonly history: string | null;
   /** Comma-separated `[fields,[part,...]]` JSON; null when not asked for or empty. */
   readonly artifacts: string | null;
+  /** See `encodeTaskTraceContext`; read by getTask only. */
+  readonly traceContext?: string | null;
 }
 
 const TASK_COLUMNS =
@@ -77,7 +80,10 @@ function taskOf(row: TaskRow, view: TaskViewOptions): Task {
 }
 
 function storedOf(row: TaskRow, view: TaskViewOptions): StoredTask {
-  return { task: taskOf(row, view), seq: toNumber(row.seq), state: taskStateOf(row) };
+  const stored = { task: taskOf(row, view), seq: toNumber(row.seq), state: taskStateOf(row) };
+  // Read by getTask only; a listing's rows have no such column.
+  const traceContext = decodeTaskTraceContext(row.traceContext);
+  return traceContext === undefined ? stored : { ...stored, traceContext };
 }
 
 /** Names a prepared statement after the shape of the view, so each shape is planned once. */
@@ -106,7 +112,7 @@ export async function getTask(
   const query: QueryConfig = {
     name: `tandem_get_task_${scope.owner === null ? 'any_owner_' : ''}${viewKey(view)}`,
     text: `SELECT ${TASK_COLUMNS}, ${historyColumn(n, p, view)} AS history,
-             ${artifactsColumn(n, view)} AS artifacts
+             ${artifactsColumn(n, view)} AS artifacts, t.trace_context AS "traceContext"
            FROM ${n.tasks} t WHERE ${where}`,
     values: p.values,
   };

@@ -226,6 +226,13 @@ const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    description: 'the trace context each task was created in',
+    // traceparent, then tracestate after a newline: what push deliveries, resumed streams and
+    // references link back to (docs/observability.md). Nullable and without a default, so that
+    // adding it rewrites nothing; tasks from before have none.
+    up: (n) => `ALTER TABLE ${n.tasks} ADD COLUMN trace_context text;`,
+  },
 ];
 
 /** The schema version this code writes and reads. */

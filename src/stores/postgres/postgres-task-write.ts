@@ -20,6 +20,7 @@ import { isTerminalState } from '../../protocol/task-state.js';
 import type { PushConfigRecord } from '../push-store.js';
 import { artifactFieldsJson, mergedArtifactFieldsJson } from '../sql/task-rows.js';
 import { statusTimeOf } from '../task-log.js';
+import { encodeTaskTraceContext } from '../../telemetry/task-trace-context.js';
 import type {
   AppendRequest,
   CreateTaskRequest,
@@ -63,6 +64,8 @@ export interface TaskCreation {
   readonly leaseHolder: string | null;
   readonly leaseMs: number;
   readonly pushConfigs: readonly PushConfigRecord[];
+  /** See `encodeTaskTraceContext`. */
+  readonly traceContext: string | null;
 }
 
 /** The writes of one task in one batch, folded. */
@@ -115,6 +118,7 @@ export function creationWrite(request: CreateTaskRequest): TaskWrite {
       leaseHolder: request.leaseHolder ?? null,
       leaseMs: request.leaseMs ?? 0,
       pushConfigs: request.pushConfigs ?? [],
+      traceContext: encodeTaskTraceContext(request.traceContext),
     },
     expectedSeq: 0,
     seq: 0,

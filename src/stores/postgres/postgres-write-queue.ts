@@ -24,6 +24,7 @@
  * - Every promise settles after its batch's outcome is known; a resolved write is committed.
  */
 
+import { recordBatchSize } from '../../telemetry/store-metrics.js';
 import { asError, TaskExistsError, UsageError } from '../../protocol/local-errors.js';
 import type { AppendResult, AppendRequest, CreateTaskRequest } from '../task-store.js';
 import {
@@ -253,6 +254,7 @@ export class PostgresWriteQueue {
   }
 
   async #send(entries: BatchEntry[]): Promise<void> {
+    recordBatchSize('postgresql', entries.reduce((sum, entry) => sum + entry.writes.length, 0));
     const batch = this.#nextBatch++;
     this.#settling.set(batch, []);
     let outcomes: EntryOutcome[];

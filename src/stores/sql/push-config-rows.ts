@@ -1,14 +1,16 @@
 /**
  * Push config rows ↔ {@link StoredPushConfig}, for both SQL stores: the same columns, with the
- * wire fields of the config (url, token, authentication) as one JSON text column.
+ * wire fields of the config (url, token, authentication) and its protocol version as one JSON
+ * text column.
  */
 
 import type { AuthenticationInfo } from '../../protocol/generated/types.js';
 import { isTerminalState } from '../../protocol/task-state.js';
 import type { PushConfigRecord, PushDeliveryUpdate, StoredPushConfig } from '../push-store.js';
+import { decodeTaskTraceContext } from '../../telemetry/task-trace-context.js';
 import { taskStateOf } from './task-rows.js';
 
-/** A `push_configs` row joined with its task's id, seq and state. */
+/** A `push_configs` row joined with its task's id, seq, state and trace context. */
 export interface PushConfigRow {
   readonly task_id: string;
   readonly id: string;
@@ -23,18 +25,24 @@ export interface PushConfigRow {
   readonly last_error_at: number | string | null;
   readonly seq: number | string;
   readonly state: string;
+  /** The task's `trace_context` (see `encodeTaskTraceContext`). */
+  readonly trace_context: string | null;
 }
 
-/** The JSON of the config's wire fields. */
+/**
+ * The JSON of the config's wire fields, and of the version it was created with (in the same
+ * column, so that remembering it took no change of table).
+ */
 export function pushConfigJson(config: PushConfigRecord): string {
-  const { url, token, authentication } = config;
-  return JSON.stringify({ url, token, authentication });
+  const { url, token, authentication, protocolVersion } = config;
+  return JSON.stringify({ url, token, authentication, protocolVersion });
 }
 
 interface ConfigFields {
   url: string;
   token?: string;
   authentication?: AuthenticationInfo;
+  protocolVersion?: string;
 }
 
 /** A row as the store seam answers it. */
@@ -47,9 +55,12 @@ export function pushConfigFromRow(row: PushConfigRow): StoredPushConfig {
     ...(fields.token === undefined ? {} : { token: fields.token }),
     ...(fields.authentication === undefined ? {} : { authentication: fields.authentication }),
     createdAt: Number(row.created_at),
+    ...(fields.protocolVersion === undefined ? {} : { protocolVersion: fields.protocolVersion }),
   };
+  const taskTraceContext = decodeTaskTraceContext(row.trace_context);
   return {
     config,
+    ...(taskTraceContext === undefined ? {} : { taskTraceContext }),
     state: {
       deliveredSeq: Number(row.delivered_seq),
       failures: row.failures,

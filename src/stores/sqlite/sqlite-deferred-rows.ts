@@ -31,6 +31,8 @@ export interface TaskRow {
   readonly leaseHolder: string | null;
   readonly leaseExpiresAt: number;
   readonly now: number;
+  /** See `encodeTaskTraceContext`. */
+  readonly traceContext: string | null;
 }
 
 /** The counters of a task row. */
@@ -72,6 +74,7 @@ type TaskRowValues = [
   leaseHolder: string | null,
   leaseExpiresAt: number,
   now: number,
+  traceContext: string | null,
 ];
 
 /** Task and artifact rows waiting for the end of the transaction. */
@@ -90,11 +93,12 @@ export class SqliteDeferredRows {
 
   constructor(db: Database.Database) {
     this.#exists = db.prepare<[string], number>('SELECT 1 FROM tasks WHERE id = ?').pluck();
-    // Positional: binding fifteen values from an object costs a property lookup by name each.
+    // Positional: binding seventeen values from an object costs a property lookup by name each.
     this.#insertTask = db.prepare<TaskRowValues>(
       `INSERT INTO tasks (key, id, agent, tenant, owner, context_id, state, status_time, status,
-         metadata, seq, history_count, artifact_count, lease_holder, lease_expires_at, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         metadata, seq, history_count, artifact_count, lease_holder, lease_expires_at, created_at,
+         trace_context)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.#updateTask = db.prepare<[TaskCounters & { id: string }]>(
       `UPDATE tasks SET seq = @seq, history_count = @historyCount, artifact_count = @artifactCount
@@ -189,6 +193,7 @@ export class SqliteDeferredRows {
         row.leaseHolder,
         row.leaseExpiresAt,
         row.now,
+        row.traceContext,
       );
       this.#newRows.delete(taskId);
     }

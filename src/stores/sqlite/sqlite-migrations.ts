@@ -50,6 +50,12 @@
  * still have events to deliver (its task not finished, or not all delivered); the partial index
  * by next attempt time finds the due ones without visiting the others. `holder` is the process
  * delivering the config. Rows are deleted with their task (purge).
+ *
+ * Schema version 6 adds `tasks.trace_context`: the trace context the task was created in
+ * (`traceparent`, and `tracestate` after a newline), which push deliveries, resumed streams and
+ * references link back to (docs/observability.md). A column of the task row, not a table: it is
+ * written with the row's one insert and read with it; no existing column could carry it without
+ * putting it on the wire (`metadata` is the task's own). Tasks from before have none (NULL).
  */
 
 import type Database from 'better-sqlite3';
@@ -267,6 +273,11 @@ export const SQLITE_MIGRATIONS: readonly SchemaMigration[] = [
       ) STRICT, WITHOUT ROWID;
       CREATE INDEX push_configs_due ON push_configs (next_attempt_at) WHERE open = 1;
     `,
+  },
+  {
+    version: 6,
+    description: 'the trace context each task was created in',
+    sql: `ALTER TABLE tasks ADD COLUMN trace_context TEXT;`,
   },
 ];
 

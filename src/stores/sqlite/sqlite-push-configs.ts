@@ -24,7 +24,8 @@ import {
 } from '../sql/push-config-rows.js';
 
 const COLUMNS = `t.id AS task_id, c.id, c.config, c.created_at, c.delivered_seq, c.failures,
-  c.failing, c.next_attempt_at, c.last_success_at, c.last_error, c.last_error_at, t.seq, t.state`;
+  c.failing, c.next_attempt_at, c.last_success_at, c.last_error, c.last_error_at, t.seq, t.state,
+  t.trace_context`;
 const FROM = 'push_configs AS c JOIN tasks AS t ON t.key = c.task_key';
 const SCOPED = 't.id = ? AND t.agent = ? AND t.tenant = ? AND t.owner = ?';
 

@@ -11,6 +11,7 @@
  */
 
 import type Database from 'better-sqlite3';
+import { decodeTaskTraceContext } from '../../telemetry/task-trace-context.js';
 import type { Artifact, Task } from '../../protocol/generated/types.js';
 import type {
   StoredTask,
@@ -44,6 +45,8 @@ interface ListedRow extends TaskRow {
 interface TaskRowWithKey extends ListedRow {
   readonly key: number;
   readonly historyCount: number;
+  /** See `encodeTaskTraceContext`. */
+  readonly traceContext: string | null;
 }
 
 interface ListParameters {
@@ -88,12 +91,12 @@ export class SqliteTaskReads {
   constructor(db: Database.Database) {
     this.#db = db;
     this.#getTask = db.prepare<[string, string, string, string], TaskRowWithKey>(
-      `SELECT ${TASK_COLUMNS}, key, history_count AS historyCount FROM tasks
-       WHERE id = ? AND agent = ? AND tenant = ? AND owner = ?`,
+      `SELECT ${TASK_COLUMNS}, key, history_count AS historyCount, trace_context AS traceContext
+       FROM tasks WHERE id = ? AND agent = ? AND tenant = ? AND owner = ?`,
     );
     this.#getAnyOwnersTask = db.prepare<[string, string, string], TaskRowWithKey>(
-      `SELECT ${TASK_COLUMNS}, key, history_count AS historyCount FROM tasks
-       WHERE id = ? AND agent = ? AND tenant = ?`,
+      `SELECT ${TASK_COLUMNS}, key, history_count AS historyCount, trace_context AS traceContext
+       FROM tasks WHERE id = ? AND agent = ? AND tenant = ?`,
     );
     this.#taskExists = db.prepare<[string], number>('SELECT 1 FROM tasks WHERE id = ?').pluck();
     // max(0, …): a cut longer than the history must not reach into the previous task's keys.
@@ -180,7 +183,13 @@ export class SqliteTaskReads {
             ),
           );
     const artifacts = view.includeArtifacts === false ? undefined : this.#artifactsOf(row.key);
-    return { task: taskFromRow(row, history, artifacts), seq: row.seq, state: taskStateOf(row) };
+    const stored = {
+      task: taskFromRow(row, history, artifacts),
+      seq: row.seq,
+      state: taskStateOf(row),
+    };
+    const traceContext = decodeTaskTraceContext(row.traceContext);
+    return traceContext === undefined ? stored : { ...stored, traceContext };
   }
 
   #artifactsOf(taskKey: number): Artifact[] {

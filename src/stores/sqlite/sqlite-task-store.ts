@@ -50,6 +50,10 @@ import { SqliteTaskReads } from './sqlite-task-reads.js';
 import { SqliteTaskRetention } from './sqlite-task-retention.js';
 import { SqliteTaskWrites } from './sqlite-task-writes.js';
 import { SqliteWalWriteback } from './sqlite-wal-writeback.js';
+import { explainOpenError, isBusy } from './sqlite-open-errors.js';
+
+/** How long opening waits for a lock before it says that it is waiting. */
+export const BUSY_NOTICE_MS = 500;
 
 /** How to open a {@link SqliteTaskStore}. */
 export interface SqliteTaskStoreOptions {
@@ -65,6 +69,11 @@ export interface SqliteTaskStoreOptions {
    * before failing. Default 5000.
    */
   readonly busyTimeoutMs?: number;
+  /**
+   * Told once, after {@link BUSY_NOTICE_MS}, that opening is waiting for another process that
+   * holds the file, so that the wait is not silent; the message names the file.
+   */
+  readonly onWaiting?: ((message: string) => void) | undefined;
   /**
    * How many pages (4 KiB each) the WAL may hold before a commit checkpoints it into the database
    * file. Default 10,000 (~40 MiB), ten times SQLite's own: a checkpoint copies each page once
@@ -159,13 +168,42 @@ export class SqliteTaskStore implements TaskStore {
 
   /**
    * Opens (creating or migrating as needed) the database at `options.path`. Throws a
-   * `ConfigurationError` when the file cannot be used: written by a newer Tandem, or unable to
-   * switch to WAL mode (e.g. on a network file system).
+   * `ConfigurationError` when the file cannot be used, naming it and why: its directory missing,
+   * not permitted to the process's user, a directory given as the file, in use by another process
+   * past `busyTimeoutMs`, written by a newer Tandem, or unable to switch to WAL mode (e.g. on a
+   * network file system).
    */
   static open(options: SqliteTaskStoreOptions): SqliteTaskStore {
-    const { path } = options;
     const checkpointPages = checkpointPagesOf(options.checkpointPages);
-    const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5_000 });
+    const timeoutMs = options.busyTimeoutMs ?? 5_000;
+    const started = Date.now();
+    // SQLite waits for a lock inside one synchronous call: a short first wait lets the notice
+    // out before the rest of the wait, instead of blocking silently for all of it.
+    const first = Math.min(timeoutMs, BUSY_NOTICE_MS);
+    try {
+      try {
+        return SqliteTaskStore.#openOnce(options, checkpointPages, first);
+      } catch (error) {
+        if (!isBusy(error) || timeoutMs <= first) throw error;
+        const rest = Math.round((timeoutMs - first) / 100) / 10;
+        options.onWaiting?.(
+          `waiting for another process that holds ${options.path} (up to ${rest} s more)`,
+        );
+        return SqliteTaskStore.#openOnce(options, checkpointPages, timeoutMs - first);
+      }
+    } catch (error) {
+      throw explainOpenError(error, options.path, Date.now() - started);
+    }
+  }
+
+  /** One attempt at opening, waiting up to `timeoutMs` for a lock; SQLite's error as it is. */
+  static #openOnce(
+    options: SqliteTaskStoreOptions,
+    checkpointPages: number,
+    timeoutMs: number,
+  ): SqliteTaskStore {
+    const { path } = options;
+    const db = new Database(path, { timeout: timeoutMs });
     try {
       // Before the first access: WAL then works without shared memory, and the lock taken by the
       // migration's write transaction is kept until the store is closed.
@@ -190,7 +228,7 @@ export class SqliteTaskStore implements TaskStore {
       return new SqliteTaskStore(db, path, walWriteback);
     } catch (error) {
       db.close();
-      throw explainOpenError(error, path);
+      throw error;
     }
   }
 
@@ -268,23 +306,6 @@ export class SqliteTaskStore implements TaskStore {
 }
 
 const ignoreError = (): void => {};
-
-/** SQLite's own messages for these do not say which file, nor what to do. */
-function explainOpenError(error: unknown, path: string): unknown {
-  if (error instanceof Database.SqliteError && error.code === 'SQLITE_BUSY') {
-    return new ConfigurationError(
-      `${path} is in use by another process; a SQLite task store serves one process (use PostgreSQL to run several replicas)`,
-      { cause: error },
-    );
-  }
-  if (error instanceof Database.SqliteError && error.code === 'SQLITE_NOTADB') {
-    return new ConfigurationError(
-      `${path} is not a SQLite database; point the task store at a new or existing Tandem database file`,
-      { cause: error },
-    );
-  }
-  return error;
-}
 
 function checkpointPagesOf(pages: number | undefined): number {
   return integerOption('checkpointPages', pages ?? DEFAULT_CHECKPOINT_PAGES, 1, 'WAL pages');

@@ -22,6 +22,7 @@ import type { AppendRequest, AppendResult, CreateTaskRequest } from '../task-sto
 import { artifactFieldsJson, mergedArtifactFieldsJson } from '../sql/task-rows.js';
 import { createEventsProblem, lastSeqOf, statusTimeOf } from '../task-log.js';
 import { SqliteDeferredRows } from './sqlite-deferred-rows.js';
+import { encodeTaskTraceContext } from '../../telemetry/task-trace-context.js';
 import {
   checkPosition,
   checkTaskKey,
@@ -189,6 +190,7 @@ export class SqliteTaskWrites {
       leaseHolder: request.leaseHolder ?? null,
       leaseExpiresAt: request.leaseHolder === undefined ? 0 : now + (request.leaseMs ?? 0),
       now,
+      traceContext: encodeTaskTraceContext(request.traceContext),
     });
     if (!isTerminalState(task.status.state)) this.#remember(state);
   }

@@ -68,6 +68,15 @@ describe('tandem serve --agent chat', () => {
     const failed = (await talk.send('status 401')) as Task;
     expect(failed.status.state).toBe('TASK_STATE_FAILED');
     expect(JSON.stringify(failed)).not.toContain(KEY);
+    // The server's log has the failure at warn, with the task id and the task's reason.
+    const warned = await first.process.line(/chat agent: the model call failed/);
+    expect(JSON.parse(warned.input ?? '{}')).toMatchObject({
+      level: 40,
+      taskId: failed.id,
+      reason: expect.stringMatching(
+        /^The model server refused the request \(HTTP 401\)/,
+      ) as unknown,
+    });
     expect(await first.process.terminate()).toBe(0);
     expect(first.process.lines.join('\n') + first.process.stderr).not.toContain(KEY);
 

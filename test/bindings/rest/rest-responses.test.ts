@@ -64,6 +64,24 @@ describe('response media type', () => {
     expect(response.headers.get('content-type')).toBe('application/a2a+json');
   });
 
+  it('answers the error of a streaming route asked for text/event-stream in application/a2a+json', async () => {
+    const task = await createTask(server.base, 'echo done');
+    for (const accept of ['text/event-stream', 'text/event-stream, text/plain']) {
+      const response = await post(`${server.base}/tasks/${task.id}:subscribe`, '', { accept });
+      expect(response.status).toBe(400);
+      expect([accept, response.headers.get('content-type')]).toEqual([
+        accept,
+        'application/a2a+json',
+      ]);
+      await expectA2AError(response, 400, 'UNSUPPORTED_OPERATION');
+    }
+    // A client that names plain JSON beside the stream still gets it.
+    const json = await post(`${server.base}/tasks/${task.id}:subscribe`, '', {
+      accept: 'text/event-stream, application/json',
+    });
+    expect(json.headers.get('content-type')).toBe('application/json');
+  });
+
   it('answers a stream as text/event-stream whatever Accept says', async () => {
     const response = await post(`${server.base}/message:stream`, sendBody('echo s'), {
       accept: 'application/a2a+json',

@@ -27,7 +27,7 @@ let sdk: GrpcTransport;
 beforeAll(async () => {
   runtime = createTaskRuntime({ store: new MemoryTaskStore() });
   await runtime.start();
-  const push = createPushNotifier({ runtime, allow: ['127.0.0.1'] });
+  const push = createPushNotifier({ runtime, allow: ['127.0.0.1'], compat: compatV03() });
   server = createGrpcServer({
     agents: [
       { path: '', handler: createRequestHandler({ agent: clientTestAgent, runtime, push }) },

@@ -105,17 +105,22 @@ export class JsonRpcDriver extends WireDriver {
 
 /**
  * Throws the {@link CallRefusedError} of a refused call (401, 403, 429): its body must still be a
- * JSON-RPC error response — with the request's id, or `null` when the refusal came before the
- * request was read (authentication).
+ * JSON-RPC error response with the request's id — also when the refusal came before the binding
+ * (authentication) — and the refused-call code -32000, never Invalid Request (the request was
+ * valid).
  */
 async function refusal(response: Response, id: number, operation: string): Promise<void> {
   const status = refusalStatusOf(response.status);
   if (status === undefined) return;
   const raw = await response.text();
-  const body = parseJson(raw, `The refusal of ${operation}`) as { id?: unknown };
-  const envelope = envelopeOf(raw, body.id === null ? null : id, operation);
+  const envelope = envelopeOf(raw, id, operation);
   if (envelope.error === undefined) {
     throw new BindingViolationError(`${operation} answered HTTP ${response.status} with a result`);
+  }
+  if (envelope.error.code !== -32000) {
+    throw new BindingViolationError(
+      `${operation} was refused (HTTP ${response.status}) with JSON-RPC code ${envelope.error.code}, not the refused-call code -32000`,
+    );
   }
   throw new CallRefusedError(status, envelope.error.message, {
     httpStatus: response.status,
