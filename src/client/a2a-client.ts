@@ -57,58 +57,58 @@ export type { RetryOptions } from './retry-policy.js';
 /** Options of `createClient`. */
 export interface ClientOptions {
   /** Bindings in order of preference. Default `['JSONRPC', 'HTTP+JSON', 'GRPC']`. */
-  readonly bindings?: readonly ProtocolBindingName[];
+  readonly bindings?: readonly ProtocolBindingName[] | undefined;
   /**
    * Use this card instead of fetching one (it is validated all the same); the URL given to
    * `createClient` is then the base of relative interface URLs.
    */
-  readonly card?: AgentCard;
+  readonly card?: AgentCard | undefined;
   /**
    * Require a card signed by a key you trust (spec 8.4): creation fails with `AgentCardError`
    * when no signature of the card verifies against `keys` or a JWKS at an allowed `jku`.
    */
-  readonly verifyCard?: CardTrust;
-  readonly auth?: ClientAuth;
+  readonly verifyCard?: CardTrust | undefined;
+  readonly auth?: ClientAuth | undefined;
   /** Headers added to every call, card fetches included. */
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
   /**
    * Code around every call, at the level of operations (see {@link Interceptor}): it applies
    * alike over every transport, and card fetches go through it as `GetAgentCard`.
    */
-  readonly interceptors?: readonly Interceptor[];
+  readonly interceptors?: readonly Interceptor[] | undefined;
   /** Extension URIs to request (`A2A-Extensions`) on every call. */
-  readonly extensions?: readonly string[];
+  readonly extensions?: readonly string[] | undefined;
   /**
    * Default time limit of a call in ms, retries included; `0` for none. Streams limit the wait
    * for their first event (and for a resumed connection to start), not their length. Default 60 s.
    */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** Retries of idempotent calls; `false` disables. */
-  readonly retry?: RetryOptions | false;
+  readonly retry?: RetryOptions | false | undefined;
   /**
    * Resume a stream that drops with `SubscribeToTask` and `Last-Event-ID`, so that the caller sees
    * each event once. Default true, with up to 5 attempts after each drop.
    */
-  readonly resumeStreams?: boolean | { readonly maxAttempts?: number };
+  readonly resumeStreams?: boolean | { readonly maxAttempts?: number } | undefined;
   /**
    * The longest line, and the longest data of one stream event, accepted from the agent, in
    * characters. A stream that sends more fails with `ProtocolViolationError` instead of growing
    * the client's memory without end. Default `DEFAULT_MAX_EVENT_LENGTH` (32 Mi).
    */
-  readonly maxEventLength?: number;
+  readonly maxEventLength?: number | undefined;
   /**
    * The largest body of a response that is not a stream — an answer, an error, the agent card —
    * read from the agent, in bytes. A longer one is not read to its end: the call fails with
    * `ProtocolViolationError` (`AgentCardError` for the card) and the connection is closed.
    * Default `DEFAULT_MAX_RESPONSE_BYTES` (32 MiB).
    */
-  readonly maxResponseBytes?: number;
+  readonly maxResponseBytes?: number | undefined;
   /**
    * The `fetch` that HTTP-based transports and card fetches use; defaults to the global one. It is
    * the place to reach the raw HTTP exchange (a proxy agent, a client certificate, the body of a
    * response as received), below the interceptors.
    */
-  readonly fetch?: FetchFunction;
+  readonly fetch?: FetchFunction | undefined;
   /**
    * TLS of the gRPC transport, which opens its own connections: a client certificate (`cert` with
    * `key`) for an agent that authenticates callers by certificate (mutual TLS), and a CA to trust
@@ -118,15 +118,15 @@ export interface ClientOptions {
    * for mutual TLS over them, pass a `fetch` with a TLS agent (undici's `Agent({ connect })` in
    * Node), as the `tandem` command does for `--cert`, `--key` and `--ca`.
    */
-  readonly tls?: ClientTls;
+  readonly tls?: ClientTls | undefined;
   /** Where cards are fetched and cached. Default: a resolver shared by all clients. */
-  readonly cardResolver?: CardResolver;
+  readonly cardResolver?: CardResolver | undefined;
   /**
    * Transports by binding name, added to (or replacing) the built-in `JSONRPC` and `HTTP+JSON`
    * ones, e.g. for a custom binding URI (spec 5.8). List the binding in `bindings` too. A factory
    * may be async, e.g. to import the transport's module only when a card selects it.
    */
-  readonly transports?: Readonly<Record<string, ClientTransportFactory>>;
+  readonly transports?: Readonly<Record<string, ClientTransportFactory>> | undefined;
 }
 
 /**
@@ -143,20 +143,20 @@ export type SendMessageInput = Omit<SendMessageRequest, 'message'> & { message: 
 
 /** Per-call options. */
 export interface CallOptions {
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /** Overrides {@link ClientOptions.timeoutMs} for this call. */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** Headers added to this call. */
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /** What `send` takes besides the content. */
 export interface SendOptions extends CallOptions {
-  readonly contextId?: string;
-  readonly taskId?: string;
-  readonly configuration?: SendMessageConfiguration;
-  readonly metadata?: Struct;
-  readonly referenceTaskIds?: string[];
+  readonly contextId?: string | undefined;
+  readonly taskId?: string | undefined;
+  readonly configuration?: SendMessageConfiguration | undefined;
+  readonly metadata?: Struct | undefined;
+  readonly referenceTaskIds?: string[] | undefined;
 }
 
 /**

@@ -109,22 +109,22 @@ export interface ResolvedAgentCard {
 
 /** Options of one {@link CardResolver.resolve}. */
 export interface CardResolveOptions {
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /** Time limit of the whole fetch, retries included, in ms. Default 60 s. */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** Retries on network errors and 502/503/504; `false` disables. */
-  readonly retry?: RetryOptions | false;
+  readonly retry?: RetryOptions | false | undefined;
   /** Headers added to the request. */
-  readonly headers?: Readonly<Record<string, string>>;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
   /**
    * Interceptors the fetch goes through, as the call `GetAgentCard` (each attempt);
    * `createClient` passes its own.
    */
-  readonly interceptors?: readonly Interceptor[];
+  readonly interceptors?: readonly Interceptor[] | undefined;
   /** The `fetch` to use. Defaults to the global one. */
-  readonly fetch?: FetchFunction;
+  readonly fetch?: FetchFunction | undefined;
   /** The largest card body read, in bytes. Default `DEFAULT_MAX_RESPONSE_BYTES` (32 MiB). */
-  readonly maxResponseBytes?: number;
+  readonly maxResponseBytes?: number | undefined;
 }
 
 /** Fetches and caches agent cards. */
@@ -143,9 +143,9 @@ export interface CardResolver {
 /** Options of {@link createCardResolver}. */
 export interface CardResolverOptions {
   /** Freshness of a card served without caching headers, in ms. Default 0 (always revalidate). */
-  readonly defaultMaxAgeMs?: number;
+  readonly defaultMaxAgeMs?: number | undefined;
   /** The clock, in ms since the epoch. */
-  readonly now?: () => number;
+  readonly now?: (() => number) | undefined;
 }
 
 interface CacheEntry {

@@ -16,7 +16,12 @@ import type { ClientTls, ClientTransport } from '../bindings/client/client-trans
 import { createHttpSend } from '../bindings/client/http-send.js';
 import { maxResponseBytesOf } from '../bindings/client/transport-http.js';
 import type { A2AClient, ClientOptions } from './a2a-client.js';
-import { agentCardUrl, readAgentCardWithWarnings, sharedCardResolver } from './card-resolver.js';
+import {
+  agentCardUrl,
+  readAgentCardWithWarnings,
+  sharedCardResolver,
+  type CardResolveOptions,
+} from './card-resolver.js';
 import { verifyAgentCard } from './card-verification.js';
 import { applyAuth } from './client-auth.js';
 import { ClientCore } from './client-core.js';
@@ -111,13 +116,13 @@ export async function createClient(url: string, options: ClientOptions = {}): Pr
   let warnings: readonly string[];
   if (options.card === undefined) {
     const resolver = options.cardResolver ?? sharedCardResolver;
-    const resolveOptions = {
+    const resolveOptions: CardResolveOptions = {
       timeoutMs,
       retry: options.retry ?? {},
       interceptors,
       maxResponseBytes,
-      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-      ...(options.headers === undefined ? {} : { headers: options.headers }),
+      fetch: options.fetch,
+      headers: options.headers,
     };
     const resolved = await resolver.resolve(cardUrl, resolveOptions);
     card = resolved.card;

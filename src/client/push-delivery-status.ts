@@ -25,9 +25,9 @@ export interface PushDeliveryStatusQuery {
 /** How {@link getPushDeliveryStatus} calls. */
 export interface PushDeliveryStatusOptions {
   /** Credentials and other headers, e.g. `{ authorization: 'Bearer …' }`. */
-  readonly headers?: Record<string, string>;
-  readonly fetch?: FetchFunction;
-  readonly signal?: AbortSignal;
+  readonly headers?: Record<string, string> | undefined;
+  readonly fetch?: FetchFunction | undefined;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**

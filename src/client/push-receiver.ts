@@ -48,14 +48,14 @@ export interface PushReceiverOptions {
   /** Accept only notifications of these tasks (spec 13.2: tasks the client created). */
   readonly acceptTask?: (taskId: string | undefined) => boolean;
   /** Delivery ids remembered for deduplication (the most recent ones). Default 10,000. */
-  readonly rememberedDeliveries?: number;
+  readonly rememberedDeliveries?: number | undefined;
   /** Largest accepted body in bytes. Default 4 MiB. */
-  readonly maxBodyBytes?: number;
+  readonly maxBodyBytes?: number | undefined;
   /**
    * Told of each delivery refused (wrong token, a body that is no `StreamResponse`...), with
    * the status answered and why; the reason names no secret.
    */
-  readonly onReject?: (rejection: PushRejection) => void;
+  readonly onReject?: ((rejection: PushRejection) => void) | undefined;
 }
 
 /** A delivery the receiver refused. */

@@ -40,16 +40,16 @@ export type Caller = Pick<CallContext, 'principal' | 'tenant'>;
 /** Options of {@link AgentContext.artifactStream}: the artifact the chunks make up. */
 export interface ArtifactStreamOptions {
   /** A new UUID by default; give one to continue an artifact emitted earlier. */
-  artifactId?: string;
-  name?: string;
-  description?: string;
-  metadata?: Struct;
-  extensions?: string[];
+  artifactId?: string | undefined;
+  name?: string | undefined;
+  description?: string | undefined;
+  metadata?: Struct | undefined;
+  extensions?: string[] | undefined;
   /**
    * The first chunk appends too, to an artifact the client already holds (one emitted by an
    * earlier execution of the task, say). By default the first chunk creates the artifact.
    */
-  append?: boolean;
+  append?: boolean | undefined;
 }
 
 /**
@@ -76,13 +76,13 @@ export interface ArtifactStream {
 /** Options of {@link AgentContext.artifact}. */
 export interface ArtifactUpdateOptions {
   /** Reuse an id to update or extend an artifact; a new UUID otherwise. */
-  artifactId?: string;
-  name?: string;
-  description?: string;
-  metadata?: Struct;
-  extensions?: string[];
+  artifactId?: string | undefined;
+  name?: string | undefined;
+  description?: string | undefined;
+  metadata?: Struct | undefined;
+  extensions?: string[] | undefined;
   /** Append these parts to the artifact with the same id instead of replacing it. */
-  append?: boolean;
+  append?: boolean | undefined;
   /**
    * This is the artifact's final chunk. Defaults to true for a whole artifact (no `append`), which
    * is complete in one piece, and to false for appended parts; pass `false` to start an artifact
