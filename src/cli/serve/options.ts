@@ -131,7 +131,9 @@ export async function parseServeArgs(
     store: parseTaskStoreSpec(values.store ?? envOr('TANDEM_STORE', 'sqlite:./tandem.db')),
     logLevel: logLevel as LogLevel,
     retentionMs:
-      values.retention === undefined ? undefined : parseDuration(values.retention, '--retention', { minMs: 60_000 }),
+      values.retention === undefined
+        ? undefined
+        : parseDuration(values.retention, '--retention', { minMs: 60_000 }),
     orphanTimeoutMs: parseDuration(values['orphan-timeout'] ?? '30s', '--orphan-timeout'),
     shutdownMs: parseDuration(values['shutdown-timeout'] ?? '10s', '--shutdown-timeout'),
     heartbeatMs: parseDuration(values.heartbeat ?? '15s', '--heartbeat', { minMs: 1000 }),
