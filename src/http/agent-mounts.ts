@@ -120,7 +120,8 @@ export function mountAgents(core: ServerCore, http: ResolvedHttpOptions): Mounte
     return { mount, bindings, cards, interfacesOf };
   });
   const router = routesOf(agents, [CARD_PATH, ...(compat?.cardPaths ?? [])]);
-  if (http.metrics !== undefined) router.add('GET', '/metrics', { kind: 'metrics', render: http.metrics });
+  if (http.metrics !== undefined)
+    router.add('GET', '/metrics', { kind: 'metrics', render: http.metrics });
   return { agents, router };
 }
 

@@ -182,6 +182,9 @@ export class TaskRuntimeEngine implements TaskRuntime {
       await this.#failOrphans(true, RESTARTED);
       return;
     }
+    // Counters that exist from the start (at 0), as Prometheus wants, not from their first event.
+    tandemInstruments().serverStoreLeaseTakeovers.add(0, storeAttributes(store));
+    tandemInstruments().serverStoreChangeFeedResyncs.add(0, storeAttributes(store));
     this.#stopListening = await store.changeFeed.listen({
       onChange: (taskId, seq) => this.#onChange(taskId, seq),
       onResync: () => this.#onResync(),

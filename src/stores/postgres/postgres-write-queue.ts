@@ -269,7 +269,10 @@ export class PostgresWriteQueue {
   }
 
   async #send(entries: BatchEntry[]): Promise<void> {
-    recordBatchSize('postgresql', entries.reduce((sum, entry) => sum + entry.writes.length, 0));
+    recordBatchSize(
+      'postgresql',
+      entries.reduce((sum, entry) => sum + entry.writes.length, 0),
+    );
     const batch = this.#nextBatch++;
     this.#settling.set(batch, []);
     let outcomes: EntryOutcome[];
