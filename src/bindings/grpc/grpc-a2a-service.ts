@@ -96,7 +96,12 @@ function refusalStatus(refusal: HttpRefusal): ServerStatus {
  */
 function withMetadataTenant(request: unknown, metadata: Metadata): unknown {
   const named = metadata.get(V03_GRPC_TENANT_METADATA)[0];
-  if (typeof named !== 'string' || named === '' || typeof request !== 'object' || request === null) {
+  if (
+    typeof named !== 'string' ||
+    named === '' ||
+    typeof request !== 'object' ||
+    request === null
+  ) {
     return request;
   }
   return { ...request, tenant: named };
