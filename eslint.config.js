@@ -75,6 +75,35 @@ const layers = {
     'compose',
     'telemetry',
   ],
+  // tandem/check: a client of any agent, over the protocol, the client and the client halves of
+  // the bindings (their codecs); nothing of the server.
+  check: [
+    'runtime',
+    'stores',
+    'http',
+    'cli',
+    'agents',
+    'security',
+    'push',
+    'compose',
+    'telemetry',
+    'inspector',
+  ],
+  // tandem inspect's backend: a client of any agent through the entry points; the checker comes
+  // through its seam (check-runner.ts), loaded by whoever starts the inspector.
+  inspector: [
+    'runtime',
+    'stores',
+    'bindings',
+    'http',
+    'cli',
+    'agents',
+    'security',
+    'push',
+    'compose',
+    'telemetry',
+    'check',
+  ],
   // The CLI is an application of the public API: the entry points and the demo agents only.
   cli: [
     'runtime',

@@ -119,6 +119,11 @@ export async function run(args: string[]): Promise<number> {
       allowedHosts: () => allowedHostsFor(options.host, port, options.allowHosts),
       publicUrl: origin,
       describeError,
+      // The Check view runs tandem/check against the agent, loaded when it first runs.
+      loadCheck: async () => {
+        const { checkAgent, CHECK_AREAS } = await import('../check.js');
+        return { checkAgent, areas: CHECK_AREAS };
+      },
     });
   } catch (error) {
     process.stderr.write(`tandem inspect: ${failureOf(error).message}\n`);

@@ -18,7 +18,7 @@ import { rejection, violatedFields } from '../support/a2a-errors.js';
 import { describeBehaviour } from '../support/behaviour-env.js';
 import { TAG_HEADER } from '../support/drivers/a2a-driver.js';
 import { send } from '../support/messages.js';
-import { pollUntil } from '../support/sync.js';
+import { pollUntil, within } from '../support/sync.js';
 import {
   deliveredSeqs,
   payloadKinds,
@@ -174,7 +174,11 @@ describeBehaviour('push notifications', (env) => {
       ),
     );
     const streamed = await stream.rest();
-    await hook.deliveredCount(streamed.length);
+    await within(
+      hook.deliveredCount(streamed.length),
+      WAIT_MS,
+      `${streamed.length} deliveries, one per streamed event`,
+    );
     const kinds = payloadKinds(hook.delivered);
     expect(kinds).toEqual(
       streamed.map(({ response }) =>
@@ -208,7 +212,11 @@ describeBehaviour('push notifications', (env) => {
       send('ask', {}, { taskPushNotificationConfig: { url: first.url } }),
     );
     expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    await first.deliveredCount(2);
+    await within(
+      first.deliveredCount(2),
+      WAIT_MS,
+      'the first config: the task and its input-required status',
+    );
     expect(payloadKinds(first.delivered)).toEqual(['task', 'status:TASK_STATE_INPUT_REQUIRED']);
     const configs = await agent.listTaskPushNotificationConfigs({ taskId: task.id });
     expect(configs.configs).toHaveLength(1);
@@ -219,8 +227,8 @@ describeBehaviour('push notifications', (env) => {
     );
     expect(done.status.state).toBe('TASK_STATE_COMPLETED');
     // The second config gets this turn's events only; the first one gets them too.
-    await pollDelivered(second, 'status:TASK_STATE_COMPLETED');
-    await pollDelivered(first, 'status:TASK_STATE_COMPLETED');
+    await pollDelivered(second, 'status:TASK_STATE_COMPLETED', 'the second config, of this turn');
+    await pollDelivered(first, 'status:TASK_STATE_COMPLETED', 'the first config, of the task');
     expect(payloadKinds(second.delivered)).not.toContain('task');
   });
 
@@ -240,7 +248,7 @@ describeBehaviour('push notifications', (env) => {
       send('ask', {}, { taskPushNotificationConfig: { url: hook.url } }),
     );
     // task snapshot: 503, 503, 429, then 400 (given up); the input-required status: 200.
-    await hook.deliveredCount(1);
+    await within(hook.deliveredCount(1), WAIT_MS, 'the first delivery after the retries');
     const ids = hook.requests.map((r) => r.headers['x-a2a-delivery-id']);
     expect(hook.requests.map((r) => r.status)).toEqual([503, 503, 429, 400, 200]);
     expect(new Set(ids.slice(0, 4)).size).toBe(1);
@@ -300,13 +308,13 @@ describeBehaviour('push notifications', (env) => {
     );
     const done = await agent.sendTask(send('Ada', { taskId: task.id }));
     expect(done.status.state).toBe('TASK_STATE_COMPLETED');
-    await hook.received(1);
+    await within(hook.received(1), WAIT_MS, 'the first POST');
     // Retention runs while the receiver is down: every finished task is past the cutoff.
     const purgeAll = () => env.taskStore.retention.purgeTerminalTasks(Date.now() + 60_000, 1_000);
     await purgeAll();
     expect((await agent.getTask({ id: task.id })).status.state).toBe('TASK_STATE_COMPLETED');
     down = false;
-    await pollDelivered(hook, 'status:TASK_STATE_COMPLETED');
+    await pollDelivered(hook, 'status:TASK_STATE_COMPLETED', 'hook');
     const kinds = payloadKinds(hook.delivered);
     expect(kinds.slice(0, 2)).toEqual(['task', 'status:TASK_STATE_INPUT_REQUIRED']);
     const seqs = deliveredSeqs(hook.delivered);
@@ -340,7 +348,7 @@ describeBehaviour('push notifications', (env) => {
           { taskId: task.id, id: 'watched', ...query },
           { headers: { [TAG_HEADER]: tag } },
         );
-      await hook.received(3);
+      await within(hook.received(3), WAIT_MS, 'three POSTs');
       // The third attempt comes after the second failure was recorded.
       const failing = await status('alice-1');
       expect(failing).toMatchObject({ failing: false, lastError: 'HTTP 503' });
@@ -356,7 +364,7 @@ describeBehaviour('push notifications', (env) => {
         await rejection(refused(), TaskNotFoundError);
       }
       accept = true;
-      await pollDelivered(hook, 'status:TASK_STATE_INPUT_REQUIRED');
+      await pollDelivered(hook, 'status:TASK_STATE_INPUT_REQUIRED', 'hook');
       // The last delivery is recorded just after the receiver answered it: no event to await.
       const recovered = await pollUntil(async () => {
         const now = await status('alice-5');
@@ -378,7 +386,7 @@ describeBehaviour('push notifications', (env) => {
     await agent.createTaskPushNotificationConfig({ taskId: task.id, id: 'kept', url: kept.url });
     await agent.deleteTaskPushNotificationConfig({ taskId: task.id, id: 'gone' });
     await agent.sendTask(send('Ada', { taskId: task.id }));
-    await pollDelivered(kept, 'status:TASK_STATE_COMPLETED');
+    await pollDelivered(kept, 'status:TASK_STATE_COMPLETED', 'kept');
     expect(deleted.requests).toHaveLength(0);
   });
 
@@ -453,9 +461,20 @@ describeBehaviour('push notifications', (env) => {
   });
 });
 
-async function pollDelivered(hook: WebhookReceiver, kind: string): Promise<void> {
+/** How long a test waits for a webhook POST before it fails naming the step. */
+const WAIT_MS = 8_000;
+
+/**
+ * Waits until `hook` was delivered an event of `kind`, each delivery bounded: a failure names
+ * `what`, the kind awaited and what did arrive.
+ */
+async function pollDelivered(hook: WebhookReceiver, kind: string, what: string): Promise<void> {
   for (let n = 1; ; n++) {
-    await hook.deliveredCount(n);
+    await within(
+      hook.deliveredCount(n),
+      WAIT_MS,
+      `${what}: delivery ${n}, waiting for ${kind} (delivered so far: ${payloadKinds(hook.delivered).join(', ') || 'none'})`,
+    );
     if (payloadKinds(hook.delivered).includes(kind)) return;
   }
 }

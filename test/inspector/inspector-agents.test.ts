@@ -265,12 +265,39 @@ describe.skipIf(!hasChromium)(
       expect(await p.locator('[data-testid=command-curl]').count()).toBe(0);
     });
 
-    it('says when the Check view cannot run in this build', async () => {
+    it('runs tandem check against the agent and shows the report by area', async () => {
       const { page: p } = await page();
-      await connect(p, gallery.url + '/gallery');
+      await connect(p, compat.url);
       await p.click('#tab-check');
-      await expect(p.textContent('.check-view')).resolves.toContain('no conformance checker');
-      expect(await p.isDisabled('.check-view button.primary')).toBe(true);
+      await p.check('.check-view input[name=safe]');
+      await p.click('.check-view button.primary');
+      await p.waitForSelector('[data-testid=check-summary]', { timeout: 60_000 });
+      const summary = (await p.textContent('[data-testid=check-summary]')) ?? '';
+      // Tandem's own agent at 1.0 and 0.3: nothing fails.
+      expect(summary).toMatch(/ 0 failed/);
+      expect(summary).toContain('spoke 1.0, 0.3');
+      const areas = await p.locator('[data-testid=check-area] h3').allTextContents();
+      expect(areas).toContain('Discovery and card');
+      expect(areas).toContain('Binding rules');
+      expect(await p.locator('.check-fail').count()).toBe(0);
+    });
+
+    it('shows a failing check with the request and response that show it', async () => {
+      // The JS SDK's 0.3 server answers a notification, which JSON-RPC forbids (docs/check.md).
+      const { page: p } = await page();
+      await connect(p, sdk.url);
+      await p.click('#tab-check');
+      await p.check('.check-view input[name=safe]');
+      await p.click('.check-view button.primary');
+      await p.waitForSelector('[data-testid=check-summary]', { timeout: 60_000 });
+      const failed = p.locator('.check-fail', { hasText: 'jsonrpc.notification' });
+      await expect(failed.count()).resolves.toBe(1);
+      const exchange = failed.locator('[data-testid=check-exchange]');
+      await exchange.locator('summary').click();
+      // The request without an id, and the response that should not have come.
+      const shown = (await exchange.textContent()) ?? '';
+      expect(shown).toContain('{"jsonrpc":"2.0","method":"tasks/get"');
+      expect(shown).toContain('"id":null,"error"');
     });
   },
 );

@@ -6,7 +6,6 @@
  * agrees with the status is noted for `grpc.error-details`.
  */
 
-import { V03_GRPC_TENANT_METADATA } from '../../protocol/v03-grpc-tenant.js';
 import { GRPC_METHODS } from '../../bindings/grpc/grpc-codec.js';
 import { decodeStatus, type DecodedStatus } from '../../bindings/grpc/grpc-status.js';
 import { FIRST_EVENT_ID_HEADER, firstEventIdOf } from '../../bindings/grpc/grpc-event-ids.js';
@@ -22,7 +21,6 @@ import type {
 } from '../../bindings/client/client-transport.js';
 import { UsageError } from '../../protocol/local-errors.js';
 import type { OperationName } from '../../protocol/operations.js';
-import { VERSION_HEADER } from '../../protocol/version.js';
 import { CheckConnectionError } from '../check-errors.js';
 import type { GrpcStatus } from '../wire/grpc-wire.js';
 import { wireRequest, wireResponse, type Exchange } from '../wire/wire-exchange.js';
@@ -37,6 +35,7 @@ import type {
   StreamEventRead,
   StreamOutcome,
 } from './probe.js';
+import { grpcCallMetadata } from './grpc-metadata.js';
 import { isRunAbort, requestSignal, type ProbeEnvironment } from './probe-environment.js';
 import { readEvent, readResult } from './result-reading.js';
 import { v03ProtoRequest } from './v03-requests.js';
@@ -115,32 +114,6 @@ export class GrpcProbe implements Probe {
         ? request
         : { ...request, tenant }
     ) as Json;
-  }
-
-  #metadata(settings: CallSettings): [string, string][] {
-    const pairs: (readonly [string, string])[] = [];
-    const version =
-      settings.version === undefined
-        ? this.target.version === '1.0'
-          ? '1.0'
-          : null
-        : settings.version;
-    if (version !== null) pairs.push([VERSION_HEADER.toLowerCase(), version]);
-    // A 0.3 message has no tenant field: the interface's tenant routes the call as metadata.
-    const tenant = this.target.tenant;
-    if (this.target.version === '0.3' && tenant !== undefined && tenant !== '') {
-      pairs.push([V03_GRPC_TENANT_METADATA, tenant]);
-    }
-    if (settings.credentials !== false) pairs.push(...this.#environment.credentials.headers);
-    pairs.push(...this.#environment.headers);
-    for (const [name, value] of Object.entries(settings.headers ?? {})) pairs.push([name, value]);
-    if (settings.lastEventId !== undefined) pairs.push(['last-event-id', settings.lastEventId]);
-    return pairs
-      .map(([name, value]): [string, string] => [name.toLowerCase(), value])
-      .filter(
-        ([name]) =>
-          !['content-type', 'accept', 'host', 'user-agent', 'te', 'connection'].includes(name),
-      );
   }
 
   #request(path: string, message: Json, metadata: [string, string][]): Exchange['request'] {
@@ -228,7 +201,7 @@ export class GrpcProbe implements Probe {
     settings: CallSettings,
   ): Promise<CallOutcome> {
     const method = this.#method(operation);
-    const metadata = this.#metadata(settings);
+    const metadata = grpcCallMetadata(this.target, this.#environment, settings);
     const request = this.#request(method.path, message, metadata);
     let answer;
     try {
@@ -312,7 +285,7 @@ export class GrpcProbe implements Probe {
   ): Promise<StreamOutcome> {
     const method = this.#method(operation);
     const message = this.#message(operation, request);
-    const metadata = this.#metadata(settings);
+    const metadata = grpcCallMetadata(this.target, this.#environment, settings);
     const wireRequest_ = this.#request(method.path, message, metadata);
     const abort = new AbortController();
     const signal = AbortSignal.any([this.#environment.signal, abort.signal]);
