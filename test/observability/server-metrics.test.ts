@@ -27,12 +27,11 @@ import {
   createPushNotifier,
   createRequestHandler,
   createTaskRuntime,
-  MemoryTaskStore,
   type A2AServer,
   type PushNotifier,
   type TaskRuntime,
-  type TaskStore,
 } from '../../src/server.js';
+import { MemoryTaskStore, type TaskStore } from '../../src/stores.js';
 import { PostgresTaskStore } from '../../src/stores-postgres.js';
 import { clientTestAgent } from '../support/agents.js';
 import { freshSchema, POSTGRES_URL, type TestSchema } from '../support/stores.js';

@@ -17,12 +17,7 @@ import {
   type PushNotifier,
   type TaskRuntime,
 } from '../../server.js';
-import {
-  describeTaskStoreSpec,
-  openTaskStore,
-  startRetention,
-  type TaskStore,
-} from '../../stores.js';
+import { openTaskStore, startRetention, type TaskStore } from '../../stores.js';
 import { loadServedAgent } from './agents.js';
 import { pathOf, warnIfOpen } from './banner.js';
 import { loadServeCompat } from './compat.js';
