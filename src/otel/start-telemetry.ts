@@ -20,6 +20,7 @@ import {
   hostDetector,
   processDetector,
   resourceFromAttributes,
+  type ResourceDetector,
 } from '@opentelemetry/resources';
 import {
   AggregationType,
@@ -112,6 +113,25 @@ const DISABLED: Telemetry = {
 };
 
 /**
+ * The process detector without the command line: `tandem serve --token …` or a database URL with
+ * its password on the command line would otherwise be in every exported span and metric, and in
+ * Prometheus's `target_info`.
+ */
+const processWithoutArguments: ResourceDetector = {
+  detect(config) {
+    const { attributes = {} } = processDetector.detect(config);
+    const kept = Object.entries(attributes).filter(([key]) => !COMMAND_LINE_KEYS.has(key));
+    return { attributes: Object.fromEntries(kept) };
+  },
+};
+
+const COMMAND_LINE_KEYS = new Set([
+  'process.command',
+  'process.command_args',
+  'process.command_line',
+]);
+
+/**
  * Starts the SDK and registers it with `@opentelemetry/api` (tracer and meter providers, the
  * AsyncLocalStorage context manager, the W3C trace-context and baggage propagators). With no
  * endpoint, no Prometheus and `OTEL_SDK_DISABLED` unset, nothing is started.
@@ -131,7 +151,7 @@ export async function startTelemetry(options: TelemetryOptions = {}): Promise<Te
     'service.name': options.serviceName ?? 'tandem',
     'telemetry.distro.name': 'tandem',
     'telemetry.distro.version': TELEMETRY_SCOPE_VERSION,
-  }).merge(detectResources({ detectors: [processDetector, hostDetector, envDetector] }));
+  }).merge(detectResources({ detectors: [processWithoutArguments, hostDetector, envDetector] }));
 
   const shutdowns: (() => Promise<void>)[] = [];
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());

@@ -84,6 +84,11 @@ describe.each([
       expect(attributeOf(received.resourceAttributes, 'service.name')).toBe('preset-test');
       expect(attributeOf(received.resourceAttributes, 'service.namespace')).toBe('agents');
       expect(attributeOf(received.resourceAttributes, 'deployment.environment.name')).toBe('test');
+      // The command line may carry a token or a database password: never exported.
+      const keys = received.resourceAttributes.map((attribute) => attribute.key);
+      expect(keys).toContain('process.pid');
+      expect(keys).not.toContain('process.command_args');
+      expect(keys).not.toContain('process.command_line');
     }
     const spans = receiver.spans;
     // Each call's CLIENT span and the server's SERVER span, in one process here.
