@@ -110,6 +110,7 @@ async function serverOf(
     olderVersionHint:
       'start the server with --compat 0.3 (env TANDEM_COMPAT) to serve 0.3 clients too',
     publicUrl: options.publicUrl,
+    telemetry: { trustInboundContext: options.telemetry.trustInboundContext },
     authenticate: security.authentication,
     failedAuthentications: security.failedAuthentications,
     http: {

@@ -15,6 +15,7 @@ export const TELEMETRY_OPTIONS = {
   'otlp-endpoint': { type: 'string' },
   metrics: { type: 'boolean' },
   'metrics-port': { type: 'string' },
+  'untrusted-traceparent': { type: 'boolean' },
 } as const;
 
 /** The help lines of {@link TELEMETRY_OPTIONS}. */
@@ -23,12 +24,15 @@ export const TELEMETRY_HELP = `Telemetry (OpenTelemetry; the standard OTEL_* var
                           (env OTEL_EXPORTER_OTLP_ENDPOINT; OTEL_EXPORTER_OTLP_PROTOCOL=http/json
                           for JSON, http/protobuf by default)
   --metrics               Serve Prometheus text at GET /metrics on the main port
-  --metrics-port <n>      Serve GET /metrics on a port of its own instead (no A2A traffic there)`;
+  --metrics-port <n>      Serve GET /metrics on a port of its own instead (no A2A traffic there)
+  --untrusted-traceparent Start a new trace for each call, linked to the caller's traceparent
+                          rather than continuing it (for a server at the edge)`;
 
 type Values = {
   readonly 'otlp-endpoint'?: string | undefined;
   readonly metrics?: boolean | undefined;
   readonly 'metrics-port'?: string | undefined;
+  readonly 'untrusted-traceparent'?: boolean | undefined;
 };
 
 /** What the flags ask for. */
@@ -38,6 +42,8 @@ export interface ServeTelemetry {
   readonly metricsOnMainPort: boolean;
   /** The port of a listener of its own for `GET /metrics`. */
   readonly metricsPort: number | undefined;
+  /** Whether a caller's `traceparent` may be the parent of its call's span. */
+  readonly trustInboundContext: boolean;
 }
 
 const ENDPOINT_VARIABLES = [
@@ -60,7 +66,12 @@ export function parseServeTelemetry(values: Values): ServeTelemetry {
   if (metricsPort !== undefined && metricsPort > 65535) {
     throw new UsageFailure(`--metrics-port must be a port from 0 to 65535, got ${port}`);
   }
-  return { otlpEndpoint: endpoint, metricsOnMainPort: values.metrics === true, metricsPort };
+  return {
+    otlpEndpoint: endpoint,
+    metricsOnMainPort: values.metrics === true,
+    metricsPort,
+    trustInboundContext: values['untrusted-traceparent'] !== true,
+  };
 }
 
 /** The running telemetry of `tandem serve`. */
