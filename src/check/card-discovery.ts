@@ -15,7 +15,7 @@ import type { AgentCard } from '../protocol/generated/types.js';
 import { parseMessage } from '../protocol/validation.js';
 import { agentCardUrl, AGENT_CARD_PATH, isLegacyCard } from '../client/card-resolver.js';
 import { UntranslatableError } from '../bindings/v0_3/translate/untranslatable.js';
-import { cardFromV03 } from '../bindings/v0_3/translate/v03-card.js';
+import { readV03Card } from '../bindings/v0_3/translate/v03-card-reading.js';
 import { AgentUnreachableError } from './check-errors.js';
 import type { CheckProtocolVersion } from './check-types.js';
 import { sendHttp } from './probe/http-probe.js';
@@ -103,24 +103,25 @@ function wellKnownOf(cardUrl: string): string {
  */
 export { isLegacyCard };
 
-/** Reads a card strictly: the 1.0 schema, or a 0.3 card through its translation. */
+/** Reads a card strictly: the 1.0 schema, or a 0.3 card by the rules of 0.3. */
 export function readCardStrictly(json: unknown): {
   form: CheckProtocolVersion;
   card: AgentCard | undefined;
   violations: FieldViolation[];
 } {
   if (isLegacyCard(json)) {
-    let translated: unknown;
+    // By 0.3's own rules (`skills: []` is valid 0.3), as the client reads it; a missing
+    // protocolVersion is the protocol-version check's to report.
+    let reading: ReturnType<typeof readV03Card>;
     try {
-      translated = cardFromV03(json);
+      reading = readV03Card(json);
     } catch (error) {
       if (!(error instanceof UntranslatableError)) throw error;
       return { form: '0.3', card: undefined, violations: [...error.violations] };
     }
-    const parsed = parseMessage('AgentCard', translated);
-    return parsed.success
-      ? { form: '0.3', card: parsed.value, violations: [] }
-      : { form: '0.3', card: undefined, violations: parsed.violations };
+    return reading.success
+      ? { form: '0.3', card: reading.card, violations: [] }
+      : { form: '0.3', card: undefined, violations: [...reading.violations] };
   }
   const parsed = parseMessage('AgentCard', json);
   return parsed.success

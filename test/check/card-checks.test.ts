@@ -147,6 +147,25 @@ describe('the card checks', () => {
     });
     expect(detailOf(report, 'card.protocol-version')).toBe('the 0.3 card has no protocolVersion');
   });
+
+  it('judge a 0.3 card by the rules of 0.3: no skills is valid there', async () => {
+    const legacy = {
+      name: 'Old agent',
+      description: 'A 0.3 card with no skills, as 0.3 allows',
+      url: `${server.url}/a2a`,
+      preferredTransport: 'JSONRPC',
+      protocolVersion: '0.3.0',
+      version: '1.0.0',
+      capabilities: {},
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['text/plain'],
+      skills: [],
+    };
+    server.set('/.well-known/agent-card.json', { body: JSON.stringify(legacy), headers: CACHED });
+    const report = await check();
+    expect(statusOf(report, 'card.schema')).toBe('pass');
+    expect(statusOf(report, 'card.required-fields')).toBe('pass');
+  });
 });
 
 describe('card.signature', () => {
