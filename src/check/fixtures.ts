@@ -17,7 +17,7 @@ import {
   isTerminalState,
 } from '../protocol/task-state.js';
 import type { CardView } from './card-view.js';
-import { unknownTaskId, userMessage } from './check-context.js';
+import { unknownTaskId, userMessage } from './check-messages.js';
 import type { CheckOptions } from './check-types.js';
 import type {
   CallOutcome,

@@ -8,12 +8,7 @@
  */
 
 import { readFileSync } from 'node:fs';
-import {
-  demoAgentNames,
-  isDemoAgentName,
-  loadDemoAgent,
-  type DemoAgentName,
-} from '../../agents/index.js';
+import { isDemoAgentName, loadDemoAgent } from '../../agents/index.js';
 import type { ChatConfig, ChatSettings } from '../../agents/chat/chat-config.js';
 import type { AgentDefinition, Logger } from '../../server.js';
 import {
@@ -27,16 +22,9 @@ import type { ServeOptionGroup } from './option-group.js';
 /** The environment variable holding the model's API key. */
 export const MODEL_API_KEY_ENV = 'TANDEM_MODEL_API_KEY';
 
-/** Every agent `tandem serve --agent` knows: the demo agents, then the configured ones. */
-export const servedAgentNames = [...demoAgentNames, 'chat', 'orchestrator'] as const;
+import type { ServedAgentName } from './served-agent-name.js';
 
-/** The name of an agent `tandem serve` can serve. */
-export type ServedAgentName = DemoAgentName | 'chat' | 'orchestrator';
-
-/** Tells whether `name` is an agent `tandem serve` can serve. */
-export function isServedAgentName(name: string): name is ServedAgentName {
-  return (servedAgentNames as readonly string[]).includes(name);
-}
+export { isServedAgentName, servedAgentNames, type ServedAgentName } from './served-agent-name.js';
 
 /** The `parseArgs` options this module reads. */
 export const AGENT_OPTIONS = {

@@ -7,7 +7,7 @@
  */
 
 import type { ParseArgsConfig } from 'node:util';
-import type { ServedAgentName } from './agents.js';
+import type { ServedAgentName } from './served-agent-name.js';
 
 /** What the main flags decided, for the groups that depend on it. */
 export interface ServeContext {
