@@ -52,19 +52,24 @@ export function instrumentStore<S extends object>(store: S): S {
     const operation = (store as Record<string, unknown>)[name];
     if (typeof operation !== 'function') continue;
     const ok: Attributes = { [ATTR_DB_SYSTEM_NAME]: kind, [ATTR_DB_OPERATION_NAME]: name };
-    wrapped.set(name, async (...args: unknown[]) => {
+    // The store's own promise is returned, not one of the wrapper's: the writers rely on when a
+    // write settles (a failed append is seen before the next is sent), and an async wrapper
+    // would settle every write a few turns later.
+    wrapped.set(name, (...args: unknown[]) => {
       const start = performance.now();
-      try {
-        const result = await (operation as Operation).apply(store, args);
-        tandemInstruments().serverStoreDuration.record((performance.now() - start) / 1000, ok);
-        return result;
-      } catch (error) {
-        tandemInstruments().serverStoreDuration.record((performance.now() - start) / 1000, {
-          ...ok,
-          [ATTR_ERROR_TYPE]: errorTypeOf(error),
-        });
-        throw error;
-      }
+      const result = (operation as Operation).apply(store, args);
+      result.then(
+        () => {
+          tandemInstruments().serverStoreDuration.record((performance.now() - start) / 1000, ok);
+        },
+        (error: unknown) => {
+          tandemInstruments().serverStoreDuration.record((performance.now() - start) / 1000, {
+            ...ok,
+            [ATTR_ERROR_TYPE]: errorTypeOf(error),
+          });
+        },
+      );
+      return result;
     });
   }
   // Read on the store itself, and its methods bound to it: a store's private fields (`#pool`)
