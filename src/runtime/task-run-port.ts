@@ -108,7 +108,7 @@ export class TaskRunPort implements RunForWriter {
 
   /** Keeps the task as stored in memory from its creation on; only for a task yet to create. */
   keepProjection(): void {
-    this.#keepsProjection = this.#seq === 0;
+    this.#keepsProjection = this.#seq === 0 && this.store.topology === 'exclusive';
   }
 
   /** The task as stored, cut to `view`, if kept; `undefined` otherwise. */

@@ -114,8 +114,7 @@ export class TaskRun {
   /**
    * Keeps the task as stored in memory from its creation on, so that {@link viewOf} answers
    * without reading the store — for a blocking `SendMessage`, which returns the task. Only for a
-   * task yet to create; otherwise a no-op. On a shared store it is dropped as soon as the run
-   * finds that another process wrote to the task.
+   * task yet to create, on a store no other process writes; otherwise a no-op.
    */
   keepProjection(): void {
     this.#port.keepProjection();
