@@ -4,8 +4,9 @@ const agent = await createClient('http://127.0.0.1:41241/agents/dice');
 const answer = await agent.send('roll 2d6'); // the final (or interrupted) task, or a message
 console.log(textOf(answer));
 
-for await (const event of agent.sendStreamingMessage({
-  message: { parts: [{ text: 'stream 5 8' }] },
+const echo = await createClient('http://127.0.0.1:41241/agents/echo');
+for await (const event of echo.sendStreamingMessage({
+  message: { parts: [{ text: 'stream 5 8' }] }, // five chunks of eight characters
 })) {
   console.log(event); // task, statusUpdate, artifactUpdate... — break to close the connection
 }

@@ -49,6 +49,7 @@ describeMatrix(
         method: 'POST',
         path: expect.any(String) as unknown,
         durationMs: expect.any(Number) as unknown,
+        requestId: expect.any(String) as unknown,
       };
 
       const task = await server.agent.sendTask(send(SECRET_TEXT));

@@ -244,6 +244,6 @@ describe('tandem serve --auth mtls with the CLI', () => {
       pki.ca.certPath,
     ]);
     expect(anonymous.code).toBe(3);
-    expect(anonymous.stderr).toMatch(/UNAUTHENTICATED/);
+    expect(anonymous.stderr).toMatch(/client certificate/);
   });
 });

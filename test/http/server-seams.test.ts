@@ -202,8 +202,9 @@ describe('identity hook', () => {
     expect(rpc.status).toBe(401);
     expect(rpc.headers.get('www-authenticate')).toBe('Bearer realm="test"');
     const body = (await rpc.json()) as { id: unknown; error: { code: number; message: string } };
+    // The refusal echoes the request's id (JSON-RPC 2.0 §5), the body having parsed.
     expect(body).toMatchObject({
-      id: null,
+      id: 1,
       error: { message: 'Send Authorization: Bearer good-<name>' },
     });
     const ping = await fetch(`${url}/ping`, { method: 'POST' });

@@ -38,11 +38,13 @@ beforeAll(async () => {
   telemetry = registerInMemoryTelemetry();
   runtime = createTaskRuntime({ store: new MemoryTaskStore() });
   await runtime.start();
-  const push = createPushNotifier({ runtime, allow: ['127.0.0.1'] });
+  const compat = compatV03();
+  // The compat layer also for push: a 0.3 config gets the 0.3 payload.
+  const push = createPushNotifier({ runtime, allow: ['127.0.0.1'], compat });
   const handler = createRequestHandler({ agent: clientTestAgent, runtime, push });
   server = createA2AServer({
     agents: [{ path: '', handler }],
-    compat: compatV03(),
+    compat,
     http: { port: 0, host: '127.0.0.1', heartbeatMs: 0 },
     grpc: { port: 0, host: '127.0.0.1' },
   });

@@ -234,7 +234,7 @@ describe('tandem serve --store sqlite:PATH that cannot be used', () => {
         level: 40,
         msg: `waiting for another process that holds ${path} (up to 4.5 s more)`,
       });
-      expect(run.stdout).toContain('Tandem is serving');
+      expect(run.stderr).toContain('Tandem is serving');
     } finally {
       await run.stop();
       if (holder.open) holder.close();
