@@ -60,7 +60,7 @@ describeBehaviour('CancelTask', (env) => {
           ctx.signal.addEventListener('abort', () => aborted.resolve());
           await ctx.working();
           // The first chunk of an artifact that is still streaming (no lastChunk yet).
-          const id = await ctx.artifact('chunk-0');
+          const id = await ctx.artifact('chunk-0', { lastChunk: false });
           firstChunk.resolve();
           await aborted.promise;
           finished.resolve(id);
@@ -107,7 +107,7 @@ describeBehaviour('CancelTask', (env) => {
       defineAgent({
         card: testCard('Stubborn'),
         async execute(ctx) {
-          const id = await ctx.artifact('early');
+          const id = await ctx.artifact('early', { lastChunk: false });
           started.resolve();
           await release.promise;
           try {

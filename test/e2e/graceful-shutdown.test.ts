@@ -54,7 +54,7 @@ describeBehaviour('Graceful shutdown', (env) => {
           await ctx.working();
           started.resolve();
           await release.promise;
-          const id = await ctx.artifact(`#0:${'x'.repeat(CHUNK_BYTES)}`);
+          const id = await ctx.artifact(`#0:${'x'.repeat(CHUNK_BYTES)}`, { lastChunk: false });
           for (let i = 1; i < CHUNKS; i++) {
             await ctx.append(id, `#${i}:${'x'.repeat(CHUNK_BYTES)}`, {
               lastChunk: i === CHUNKS - 1,

@@ -376,7 +376,7 @@ describeBehaviour('SendMessage', (env) => {
           // The task exists from the first change on; returnImmediately answers then.
           await ctx.working('step 1');
           await release.promise;
-          const id = await ctx.artifact('c0');
+          const id = await ctx.artifact('c0', { lastChunk: false });
           for (let i = 1; i < 20; i++) await ctx.append(id, `c${i}`, { lastChunk: i === 19 });
           await ctx.working('step 2');
           await ctx.artifact('summary');
@@ -407,7 +407,7 @@ describeBehaviour('SendMessage', (env) => {
       defineAgent({
         card: testCard('Chunks'),
         async execute(ctx) {
-          const id = await ctx.artifact('a', { name: 'report' });
+          const id = await ctx.artifact('a', { name: 'report', lastChunk: false });
           await ctx.append(id, [{ text: 'b' }, { text: 'c' }]);
           await ctx.append(id, 'd', { lastChunk: true });
           await ctx.artifact('old', { artifactId: 'other' });

@@ -59,7 +59,7 @@ describeBehaviour('Event streams', (env) => {
         card: testCard('Streamer'),
         async execute(ctx) {
           await ctx.working('thinking');
-          const id = await ctx.artifact('a');
+          const id = await ctx.artifact('a', { lastChunk: false });
           await ctx.append(id, 'b', { lastChunk: true });
           await ctx.complete('done');
         },
@@ -209,7 +209,7 @@ describeBehaviour('Event streams', (env) => {
         card: testCard('Firehose'),
         async execute(ctx) {
           await ctx.working();
-          const id = await ctx.artifact(`#0:${'x'.repeat(chunkBytes)}`);
+          const id = await ctx.artifact(`#0:${'x'.repeat(chunkBytes)}`, { lastChunk: false });
           for (let i = 1; i < chunks; i++) {
             await ctx.append(id, `#${i}:${'x'.repeat(chunkBytes)}`, {
               lastChunk: i === chunks - 1,

@@ -63,7 +63,7 @@ describeMatrix(
       const agent = defineAgent({
         card: testCard('Fast producer'),
         async execute(ctx) {
-          const id = await ctx.artifact('c0');
+          const id = await ctx.artifact('c0', { lastChunk: false });
           for (let i = 1; i < chunks; i++) await ctx.append(id, `c${i}`);
           await ctx.complete('done');
         },
@@ -89,7 +89,7 @@ describeMatrix(
           card: testCard('Producer on a failing disk'),
           async execute(ctx) {
             try {
-              const id = await ctx.artifact('c0');
+              const id = await ctx.artifact('c0', { lastChunk: false });
               for (let i = 1; i < 100; i++) await ctx.append(id, `c${i}`);
               await ctx.complete('done');
             } catch (error) {
@@ -116,7 +116,7 @@ describeMatrix(
       const agent = defineAgent({
         card: testCard('Status reporter'),
         async execute(ctx) {
-          const id = await ctx.artifact('c0');
+          const id = await ctx.artifact('c0', { lastChunk: false });
           await ctx.append(id, 'c1');
           await ctx.working('halfway');
           reached.resolve(ctx.taskId);

@@ -60,7 +60,7 @@ describe('createA2AHandler (fetch)', () => {
       async execute(ctx) {
         ctx.signal.addEventListener('abort', () => settled.resolve('aborted'));
         await ctx.working();
-        const id = await ctx.artifact('chunk-0');
+        const id = await ctx.artifact('chunk-0', { lastChunk: false });
         await release.promise;
         await ctx.append(id, 'chunk-1', { lastChunk: true });
         await ctx.complete();

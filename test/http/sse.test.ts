@@ -91,7 +91,7 @@ describe('SSE streams over HTTP', () => {
       async execute(ctx) {
         ctx.signal.addEventListener('abort', () => settled.resolve('aborted'));
         await ctx.working();
-        const id = await ctx.artifact('chunk-0');
+        const id = await ctx.artifact('chunk-0', { lastChunk: false });
         await left.promise;
         await ctx.append(id, 'chunk-1', { lastChunk: true });
         await ctx.complete();
